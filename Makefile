@@ -1,0 +1,30 @@
+# swift-web-image — every way anyone runs the project goes through these targets.
+SWIFT ?= swift
+CONFIG ?= debug
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: setup build release test demo clean
+
+## setup: install the missing Debian packages (idempotent; no-op when present)
+setup:
+	@bash scripts/setup.sh
+
+## build: build every target (debug)
+build: setup
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+## release: build the optimised command-line tool
+release: setup
+	$(SWIFT) build -c release --product webimage $(SWIFT_BUILD_FLAGS)
+
+## test: build and run every test (Swift Testing)
+test: setup
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+## demo: build the tool and run its self-contained demo
+demo: release
+	$(SWIFT) run -c release --skip-build webimage demo
+
+clean:
+	rm -rf .build

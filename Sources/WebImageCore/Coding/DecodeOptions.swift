@@ -1,0 +1,81 @@
+/// How to decode one image (SPEC C-4).
+public struct DecodeOptions: Sendable, Hashable {
+    /// Decode to fit within this size instead of full size. Codecs that can shrink while
+    /// decoding (JPEG DCT scaling, WebP scaled decode) do so; the remainder is resampled.
+    /// Never enlarges: an image already within the size is decoded at full size.
+    public var thumbnailPixelSize: PixelSize?
+    /// With ``thumbnailPixelSize``: keep the aspect ratio (fit inside), or stretch to exactly
+    /// the size when `false`.
+    public var preserveAspectRatio: Bool = true
+    /// Decode only the first frame of an animation.
+    public var firstFrameOnly: Bool = false
+    /// The image's scale (points to pixels). `nil` means 1, or what the caller derives from an
+    /// `@2x`/`@3x` file name.
+    public var scaleFactor: Double?
+    /// Turn pixels upright according to EXIF orientation (default). When `false`, pixels are
+    /// as stored and ``Image/orientation`` carries the tag.
+    public var applyOrientation: Bool = true
+    /// Shrink images whose decoded size would exceed ``scaleDownLimitBytes`` (SDWebImage's
+    /// `scaleDownLargeImages`), keeping the aspect ratio.
+    public var scaleDownLargeImages: Bool = false
+    /// Byte budget used by ``scaleDownLargeImages``; default 60 MiB (SDWebImage's value).
+    public var scaleDownLimitBytes: Int = 60 * 1024 * 1024
+    /// Size limits checked before allocating.
+    public var limits: DecodeLimits = .default
+
+    public init(
+        thumbnailPixelSize: PixelSize? = nil,
+        preserveAspectRatio: Bool = true,
+        firstFrameOnly: Bool = false,
+        scaleFactor: Double? = nil,
+        applyOrientation: Bool = true,
+        limits: DecodeLimits = .default
+    ) {
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.preserveAspectRatio = preserveAspectRatio
+        self.firstFrameOnly = firstFrameOnly
+        self.scaleFactor = scaleFactor
+        self.applyOrientation = applyOrientation
+        self.limits = limits
+    }
+
+    /// The default options: full size, all frames, orientation applied.
+    public static let `default` = DecodeOptions()
+
+    /// The size a decode of an image of `full` pixels (as displayed, orientation applied) should
+    /// produce, combining ``thumbnailPixelSize`` and ``scaleDownLargeImages``.
+    public func targetSize(for full: PixelSize) -> PixelSize {
+        var target = full
+        if let thumb = thumbnailPixelSize, thumb.width > 0, thumb.height > 0 {
+            target = ThumbnailSizing.fit(full, within: thumb, preserveAspectRatio: preserveAspectRatio)
+        }
+        if scaleDownLargeImages {
+            let maxPixels = max(1, scaleDownLimitBytes / PixelBuffer.bytesPerPixel)
+            if target.pixelCount > maxPixels {
+                let ratio = (Double(maxPixels) / Double(target.pixelCount)).squareRoot()
+                target = PixelSize(
+                    width: max(1, Int(Double(target.width) * ratio)),
+                    height: max(1, Int(Double(target.height) * ratio)))
+            }
+        }
+        return target
+    }
+}
+
+/// The thumbnail size rule shared by every codec.
+public enum ThumbnailSizing {
+    /// The size an image of `size` becomes when fit into `box`. Never enlarges. With
+    /// `preserveAspectRatio`, the result fits inside `box` with the ratio kept (each side
+    /// rounded, at least 1); otherwise it is `box` clamped to the image size.
+    public static func fit(_ size: PixelSize, within box: PixelSize, preserveAspectRatio: Bool) -> PixelSize {
+        guard size.width > 0, size.height > 0, box.width > 0, box.height > 0 else { return size }
+        if !preserveAspectRatio {
+            return PixelSize(width: min(size.width, box.width), height: min(size.height, box.height))
+        }
+        let ratio = min(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
+        if ratio >= 1 { return size }
+        return PixelSize(
+            width: max(1, min(box.width, Int((Double(size.width) * ratio).rounded()))),
+            height: max(1, min(box.height, Int((Double(size.height) * ratio).rounded()))))
+    }
+}

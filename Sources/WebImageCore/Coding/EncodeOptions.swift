@@ -1,0 +1,35 @@
+/// How to encode one image (SPEC C-5).
+public struct EncodeOptions: Sendable, Hashable {
+    /// Quality from 0 (smallest) to 1 (best) for lossy formats. Default 0.9.
+    public var quality: Double = 0.9
+    /// Encode WebP losslessly (ignored by formats that are always lossless or always lossy).
+    public var lossless: Bool = false
+    /// Shrink the image to fit within this size before encoding (aspect ratio kept).
+    public var maxPixelSize: PixelSize?
+    /// Try to produce at most this many bytes, by searching the quality (lossy formats) and then
+    /// the size. Best effort: the smallest result found is returned if none fits.
+    public var maxFileSize: Int?
+    /// Encode every frame of an animated image (formats that support animation); `false`
+    /// encodes the first frame only.
+    public var keepAnimation: Bool = true
+
+    public init(
+        quality: Double = 0.9,
+        lossless: Bool = false,
+        maxPixelSize: PixelSize? = nil,
+        maxFileSize: Int? = nil,
+        keepAnimation: Bool = true
+    ) {
+        self.quality = quality
+        self.lossless = lossless
+        self.maxPixelSize = maxPixelSize
+        self.maxFileSize = maxFileSize
+        self.keepAnimation = keepAnimation
+    }
+
+    /// The default options.
+    public static let `default` = EncodeOptions()
+
+    /// ``quality`` clamped to 0…1.
+    public var clampedQuality: Double { min(1, max(0, quality.isNaN ? 0.9 : quality)) }
+}

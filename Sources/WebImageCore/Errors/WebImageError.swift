@@ -1,0 +1,112 @@
+/// The one error type of swift-web-image. Its cases mirror SDWebImage's error codes (SPEC M-12)
+/// plus the limits this library enforces. Every API that throws throws a `WebImageError`.
+public enum WebImageError: Error, Sendable, CustomStringConvertible {
+    /// The URL was nil, empty or could not be parsed.
+    case invalidURL(String?)
+    /// The bytes are not a decodable image: truncated, corrupt, or not an image at all.
+    case badImageData(reason: String)
+    /// The data is (or may be) an image, but no registered coder handles this format or
+    /// this variant of it (for example 12-bit JPEG).
+    case unsupportedFormat(ImageFormat, reason: String)
+    /// The image is larger than a configured limit (pixel count, frames, animation size);
+    /// refused before any pixel memory was allocated.
+    case imageTooLarge(reason: String)
+    /// Encoding failed (no encoder for the format, or the encoder reported an error).
+    case encodingFailed(reason: String)
+    /// The server answered 304 Not Modified to a revalidation request.
+    case cacheNotModified
+    /// The URL failed before and is on the failed-URL list (use `retryFailed`).
+    case blackListed
+    /// The download could not be set up (e.g. a request modifier returned nil).
+    case invalidDownloadOperation(reason: String)
+    /// The response status code is not acceptable.
+    case invalidDownloadStatusCode(Int)
+    /// The request or the caller's task was cancelled.
+    case cancelled
+    /// The response was not usable (for example a response modifier rejected it).
+    case invalidDownloadResponse(reason: String)
+    /// The response's content type is not acceptable.
+    case invalidDownloadContentType(String?)
+    /// The response is larger than the configured maximum.
+    case responseTooLarge(limit: Int64)
+    /// A network-level failure (timeout, connection refused, reset, DNS, TLS, …).
+    case transport(TransportError)
+    /// A file-system operation of a cache failed.
+    case cacheIO(reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL: \(url ?? "nil")"
+        case .badImageData(let reason): "bad image data: \(reason)"
+        case .unsupportedFormat(let format, let reason): "unsupported format \(format): \(reason)"
+        case .imageTooLarge(let reason): "image too large: \(reason)"
+        case .encodingFailed(let reason): "encoding failed: \(reason)"
+        case .cacheNotModified: "cache not modified (HTTP 304)"
+        case .blackListed: "URL is on the failed-URL list"
+        case .invalidDownloadOperation(let reason): "invalid download operation: \(reason)"
+        case .invalidDownloadStatusCode(let code): "invalid download status code \(code)"
+        case .cancelled: "cancelled"
+        case .invalidDownloadResponse(let reason): "invalid download response: \(reason)"
+        case .invalidDownloadContentType(let type): "invalid download content type: \(type ?? "none")"
+        case .responseTooLarge(let limit): "response larger than \(limit) bytes"
+        case .transport(let error): "transport error: \(error)"
+        case .cacheIO(let reason): "cache I/O error: \(reason)"
+        }
+    }
+
+    /// A short stable name for the case (for logs, metrics and JSON output).
+    public var code: String {
+        switch self {
+        case .invalidURL: "invalidURL"
+        case .badImageData: "badImageData"
+        case .unsupportedFormat: "unsupportedFormat"
+        case .imageTooLarge: "imageTooLarge"
+        case .encodingFailed: "encodingFailed"
+        case .cacheNotModified: "cacheNotModified"
+        case .blackListed: "blackListed"
+        case .invalidDownloadOperation: "invalidDownloadOperation"
+        case .invalidDownloadStatusCode: "invalidDownloadStatusCode"
+        case .cancelled: "cancelled"
+        case .invalidDownloadResponse: "invalidDownloadResponse"
+        case .invalidDownloadContentType: "invalidDownloadContentType"
+        case .responseTooLarge: "responseTooLarge"
+        case .transport: "transport"
+        case .cacheIO: "cacheIO"
+        }
+    }
+}
+
+/// A network-level failure, classified so that the failed-URL list can tell transient errors
+/// (which never block a URL) from permanent ones.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it was.
+    public enum Kind: String, Sendable, Hashable {
+        case timedOut
+        case notConnected
+        case cannotFindHost
+        case cannotConnectToHost
+        case connectionLost
+        case tooManyRedirects
+        case tls
+        case other
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// Whether the failure is transient (SPEC M-3): such failures never put a URL on the
+    /// failed-URL list.
+    public var isTransient: Bool {
+        switch kind {
+        case .timedOut, .notConnected, .cannotFindHost, .cannotConnectToHost, .connectionLost: true
+        case .tooManyRedirects, .tls, .other: false
+        }
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+import WebImage
+
+/// `webimage`: the command-line face of swift-web-image.
+@main
+struct WebImageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webimage",
+        abstract: "Download, decode, cache, convert and inspect images.",
+        version: "0.1.0",
+        subcommands: []
+    )
+}

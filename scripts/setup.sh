@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages swift-web-image needs, and only those that are missing.
+# Idempotent: a no-op when everything is present. Runs as root, or through sudo.
+set -euo pipefail
+
+# Codec libraries (headers + shared objects) the system-library targets link against.
+BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev pkg-config)
+
+missing=()
+for p in "${BUILD_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists: update before the first install.
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
