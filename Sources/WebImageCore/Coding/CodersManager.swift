@@ -52,6 +52,19 @@ public final class CodersManager: ImageCoder {
         throw WebImageError.unsupportedFormat(format, reason: "no registered coder decodes \(format)")
     }
 
+    /// Reads header metadata with the first coder (in priority order) that can decode `data`.
+    public func readMetadata(_ data: Data) throws -> ImageMetadata {
+        guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
+        for coder in coders where coder.canDecode(data) {
+            return try coder.readMetadata(data)
+        }
+        let format = ImageFormat.detect(data)
+        if format == .unknown {
+            throw WebImageError.badImageData(reason: "not a recognised image format")
+        }
+        throw WebImageError.unsupportedFormat(format, reason: "no registered coder reads \(format)")
+    }
+
     public func canEncode(_ format: ImageFormat) -> Bool {
         coders.contains { $0.canEncode(format) }
     }

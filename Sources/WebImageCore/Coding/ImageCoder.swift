@@ -10,6 +10,15 @@ public protocol ImageDecoding: Sendable {
     /// Decodes `data`.
     /// - Throws: ``WebImageError`` — `badImageData`, `unsupportedFormat` or `imageTooLarge`.
     func decode(_ data: Data, options: DecodeOptions) throws -> Image
+    /// Reads size, frame count, orientation and alpha from the header, without decoding pixels.
+    /// - Throws: ``WebImageError`` — `badImageData` or `unsupportedFormat`.
+    func readMetadata(_ data: Data) throws -> ImageMetadata
+}
+
+extension ImageDecoding {
+    public func readMetadata(_ data: Data) throws -> ImageMetadata {
+        throw WebImageError.unsupportedFormat(ImageFormat.detect(data), reason: "\(type(of: self)) reads no metadata")
+    }
 }
 
 /// Something that turns an ``Image`` into encoded bytes (SPEC C-1).

@@ -1,0 +1,41 @@
+/// What an image's header says, read without decoding pixels (SPEC I-4). Limits and thumbnail
+/// planning use it; `webimage info` prints it.
+public struct ImageMetadata: Sendable, Hashable {
+    /// The format, sniffed from the bytes.
+    public var format: ImageFormat
+    /// Pixel size as stored (before orientation is applied).
+    public var pixelSize: PixelSize
+    /// Number of frames, or `nil` when only a full scan could tell.
+    public var frameCount: Int?
+    /// Whether the image is an animation (more than one frame).
+    public var isAnimated: Bool
+    /// Loop count of an animation (0 = forever), `nil` for still images or when unknown.
+    public var loopCount: Int?
+    /// EXIF orientation (`.up` when absent).
+    public var orientation: ImageOrientation
+    /// Whether the image has an alpha channel or transparency, `nil` when unknown.
+    public var hasAlpha: Bool?
+
+    public init(
+        format: ImageFormat,
+        pixelSize: PixelSize,
+        frameCount: Int? = 1,
+        isAnimated: Bool = false,
+        loopCount: Int? = nil,
+        orientation: ImageOrientation = .up,
+        hasAlpha: Bool? = nil
+    ) {
+        self.format = format
+        self.pixelSize = pixelSize
+        self.frameCount = frameCount
+        self.isAnimated = isAnimated
+        self.loopCount = loopCount
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+    }
+
+    /// Size as displayed: width and height swapped for orientations 5–8.
+    public var displaySize: PixelSize {
+        orientation.swapsDimensions ? PixelSize(width: pixelSize.height, height: pixelSize.width) : pixelSize
+    }
+}
