@@ -1,0 +1,114 @@
+/// A key of ``WebImageContext``: a type that names one context value and its type.
+///
+/// Each module declares its keys next to the feature that reads them and exposes them as typed
+/// properties in an `extension WebImageContext`, so the context grows without a central list:
+///
+/// ```swift
+/// private enum ThumbnailPixelSizeKey: WebImageContextKey { typealias Value = PixelSize }
+/// extension WebImageContext {
+///     public var thumbnailPixelSize: PixelSize? {
+///         get { self[ThumbnailPixelSizeKey.self] }
+///         set { self[ThumbnailPixelSizeKey.self] = newValue }
+///     }
+/// }
+/// ```
+public protocol WebImageContextKey {
+    /// The type of the value stored under this key.
+    associatedtype Value: Sendable
+}
+
+/// Typed per-request values (SPEC M-5): operation key, custom cache/loader/coders, transformer,
+/// decode options, cache types, request/response modifiers, decryptor, cache key filter, cache
+/// serializer, callback queue — each a typed property declared by the module that uses it.
+public struct WebImageContext: Sendable {
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+
+    /// An empty context.
+    public init() {}
+
+    /// The value stored under `key`, or `nil`.
+    public subscript<Key: WebImageContextKey>(key: Key.Type) -> Key.Value? {
+        get { values[ObjectIdentifier(key)] as? Key.Value }
+        set { values[ObjectIdentifier(key)] = newValue }
+    }
+
+    /// Whether no value is set.
+    public var isEmpty: Bool { values.isEmpty }
+
+    /// This context with the values of `other` laid over it.
+    public func merging(_ other: WebImageContext) -> WebImageContext {
+        var result = self
+        result.values.merge(other.values) { _, new in new }
+        return result
+    }
+}
+
+private enum OperationKeyKey: WebImageContextKey { typealias Value = String }
+private enum ImageScaleFactorKey: WebImageContextKey { typealias Value = Double }
+private enum ThumbnailPixelSizeKey: WebImageContextKey { typealias Value = PixelSize }
+private enum PreserveAspectRatioKey: WebImageContextKey { typealias Value = Bool }
+private enum CodersKey: WebImageContextKey { typealias Value = CodersManager }
+private enum QueryCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
+private enum StoreCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
+private enum OriginalQueryCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
+private enum OriginalStoreCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
+
+extension WebImageContext {
+    /// The key under which a display target registers the load (default: the target's type).
+    public var operationKey: String? {
+        get { self[OperationKeyKey.self] }
+        set { self[OperationKeyKey.self] = newValue }
+    }
+    /// The image scale to use instead of the one derived from an `@2x`/`@3x` file name.
+    public var imageScaleFactor: Double? {
+        get { self[ImageScaleFactorKey.self] }
+        set { self[ImageScaleFactorKey.self] = newValue }
+    }
+    /// Decode to fit this size (a thumbnail); it gets its own cache key (SPEC Q-4).
+    public var imageThumbnailPixelSize: PixelSize? {
+        get { self[ThumbnailPixelSizeKey.self] }
+        set { self[ThumbnailPixelSizeKey.self] = newValue }
+    }
+    /// With a thumbnail size: keep the aspect ratio (default `true`).
+    public var imagePreserveAspectRatio: Bool? {
+        get { self[PreserveAspectRatioKey.self] }
+        set { self[PreserveAspectRatioKey.self] = newValue }
+    }
+    /// The coders to decode with instead of `CodersManager.shared`.
+    public var imageCoders: CodersManager? {
+        get { self[CodersKey.self] }
+        set { self[CodersKey.self] = newValue }
+    }
+    /// Which layers to query for the final image (default `.all`).
+    public var queryCacheType: ImageCacheType? {
+        get { self[QueryCacheTypeKey.self] }
+        set { self[QueryCacheTypeKey.self] = newValue }
+    }
+    /// Which layers to store the final image in (default `.all`).
+    public var storeCacheType: ImageCacheType? {
+        get { self[StoreCacheTypeKey.self] }
+        set { self[StoreCacheTypeKey.self] = newValue }
+    }
+    /// Which layers to query for the original (untransformed) image (default `.none`).
+    public var originalQueryCacheType: ImageCacheType? {
+        get { self[OriginalQueryCacheTypeKey.self] }
+        set { self[OriginalQueryCacheTypeKey.self] = newValue }
+    }
+    /// Which layers to store the original (untransformed) image in (default `.disk` when a
+    /// transformer is set, as SDWebImage does).
+    public var originalStoreCacheType: ImageCacheType? {
+        get { self[OriginalStoreCacheTypeKey.self] }
+        set { self[OriginalStoreCacheTypeKey.self] = newValue }
+    }
+
+    /// The decode options these context values and `options` imply.
+    public func decodeOptions(for options: WebImageOptions) -> DecodeOptions {
+        var decode = DecodeOptions()
+        decode.thumbnailPixelSize = imageThumbnailPixelSize
+        decode.preserveAspectRatio = imagePreserveAspectRatio ?? true
+        decode.scaleFactor = imageScaleFactor
+        decode.firstFrameOnly = options.contains(.decodeFirstFrameOnly)
+        decode.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
+        return decode
+    }
+}
