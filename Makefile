@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test demo clean
+.PHONY: setup build release test demo bench bench-setup clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -25,6 +25,15 @@ test: setup
 ## demo: build the tool and run its self-contained demo
 demo: release
 	$(SWIFT) run -c release --skip-build webimage demo
+
+## bench-setup: what the benchmarks compare against (Pillow, pyvips, libvips-tools, gcc)
+bench-setup: setup
+	@EXTRA_PACKAGES="libvips-tools gcc" bash scripts/setup.sh
+	@python3 -c "import PIL, pyvips" 2>/dev/null || python3 -m pip install -q pillow pyvips
+
+## bench: decode benchmarks against the C libraries, Pillow and libvips (docs/PERFORMANCE.md)
+bench: bench-setup
+	bash Benchmarks/run-decode.sh
 
 clean:
 	rm -rf .build

@@ -61,6 +61,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Decode benchmark driver (Benchmarks/run-decode.sh compares it with C, Pillow, libvips).
+        .executableTarget(
+            name: "webimage-bench",
+            dependencies: ["WebImageCodecs", "WebImageCore"],
+            path: "Benchmarks/Sources/webimage-bench",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(
             name: "WebImageCoreTests",
             dependencies: ["WebImageCore", "WebImageTesting"],
