@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test demo bench bench-setup clean
+.PHONY: setup build release test demo bench bench-setup fuzz clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -34,6 +34,13 @@ bench-setup: setup
 ## bench: decode benchmarks against the C libraries, Pillow and libvips (docs/PERFORMANCE.md)
 bench: bench-setup
 	bash Benchmarks/run-decode.sh
+
+## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
+## every decoder entry point, under AddressSanitizer (own build folder .build-asan)
+FUZZ_MUTATIONS ?= 50
+fuzz: setup
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz
+	.build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
 
 clean:
 	rm -rf .build

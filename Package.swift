@@ -69,6 +69,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Deterministic mutation fuzzer over the corpus (`make fuzz`, under AddressSanitizer).
+        .executableTarget(
+            name: "webimage-fuzz",
+            dependencies: ["WebImageCodecs", "WebImageCore"],
+            path: "Fuzz/Sources/webimage-fuzz",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(
             name: "WebImageCoreTests",
             dependencies: ["WebImageCore", "WebImageTesting"],
