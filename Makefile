@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test demo bench bench-setup fuzz clean
+.PHONY: setup build release test demo docs bench bench-setup fuzz clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -25,6 +25,13 @@ test: setup
 ## demo: build the tool and run its self-contained demo
 demo: release
 	$(SWIFT) run -c release --skip-build webimage demo
+
+## docs: DocC documentation of the library targets as one archive (links resolve across
+## modules); any warning is an error. Output: .build/docs
+docs: setup
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation \
+	  --target WebImage --target WebImageCore --target WebImageCodecs \
+	  --enable-experimental-combined-documentation --output-path .build/docs --warnings-as-errors
 
 ## bench-setup: what the benchmarks compare against (Pillow, pyvips, libvips-tools, gcc)
 bench-setup: setup

@@ -18,7 +18,7 @@ extension ImageDisplayTarget {
     ///    `.avoidAutoCancelImage`.
     /// 2. Records `url` as ``WebImageTargetState/imageURL``.
     /// 3. Shows `placeholder` at once, unless `.delayPlaceholder`.
-    /// 4. A `nil` URL stops here and completes with ``WebImageError/invalidURL(_:)``.
+    /// 4. A `nil` URL stops here and completes with ``/WebImageCore/WebImageError/invalidURL(_:)``.
     /// 5. Shows the loaded image unless `.avoidAutoSetImage` (then only `completed` gets it); on
     ///    failure with `.delayPlaceholder`, shows the placeholder.
     /// 6. Runs `context.imageTransition` only for images that did not come from memory, or

@@ -3,10 +3,10 @@ import Synchronization
 
 /// The failed-URL list ("blacklist", SPEC M-3): URLs whose load failed permanently.
 ///
-/// A listed URL fails at once with ``WebImageError/blackListed`` unless the request has
+/// A listed URL fails at once with ``/WebImageCore/WebImageError/blackListed`` unless the request has
 /// ``WebImageOptions/retryFailed``; a success with `retryFailed` removes it. Transient failures
 /// never list a URL: cancellation, timeouts, "not connected", "cannot find/connect to host" and
-/// "connection lost" (``TransportError/isTransient``), nor failures the loader declines to block.
+/// "connection lost" (``/WebImageCore/TransportError/isTransient``), nor failures the loader declines to block.
 public final class FailedURLList: Sendable {
     private let urls = Mutex<Set<URL>>([])
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A running load that can be cancelled (SPEC M-10). Cancelling ends the load for this caller
-/// only; its completion runs once with ``WebImageError/cancelled`` unless it already finished.
+/// only; its completion runs once with ``/WebImageCore/WebImageError/cancelled`` unless it already finished.
 public protocol ImageOperation: AnyObject, Sendable {
     /// Cancels the load.
     func cancel()
@@ -9,11 +9,11 @@ public protocol ImageOperation: AnyObject, Sendable {
     var isCancelled: Bool { get }
 }
 
-/// The call shape of the pipeline: one URL in, one image out. ``ImageManager`` implements it;
+/// The call shape of the pipeline: one URL in, one image out. `ImageManager` implements it;
 /// display targets (the Binding layer) and the prefetcher only depend on this protocol, which
 /// keeps them testable with a scripted manager.
 public protocol ImageManaging: Sendable {
-    /// Starts loading `url`. A `nil` URL completes at once with ``WebImageError/invalidURL(_:)``.
+    /// Starts loading `url`. A `nil` URL completes at once with ``/WebImageCore/WebImageError/invalidURL(_:)``.
     /// - Returns: the running operation, or `nil` when the load finished synchronously.
     @discardableResult
     func loadImage(

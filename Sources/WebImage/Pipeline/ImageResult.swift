@@ -29,7 +29,7 @@ public struct ImageResult: Sendable {
 public typealias ImageProgressHandler = @Sendable (_ receivedSize: Int64, _ expectedSize: Int64?, _ url: URL) -> Void
 
 /// The completion of a load. It runs once with the final outcome — success, error, or
-/// ``WebImageError/cancelled`` — and may run before that with intermediate results
+/// ``/WebImageCore/WebImageError/cancelled`` — and may run before that with intermediate results
 /// (``ImageResult/isFinal`` `false`): progressive partial images, and the cached image of a
 /// `refreshCached` load.
 public typealias ImageCompletionHandler = @Sendable (Result<ImageResult, WebImageError>) -> Void

@@ -61,6 +61,9 @@ public final class ImagePrefetcher: Sendable {
 
     /// Starts a batch.
     /// - Parameters:
+    ///   - urls: the images to load, in order.
+    ///   - extraOptions: options added to the prefetcher's ``options`` for this batch.
+    ///   - extraContext: context values laid over the prefetcher's ``context`` for this batch.
     ///   - progress: after each URL ends: URLs done (finished + skipped) and the total.
     ///   - completed: once, when every URL ended or the batch was cancelled.
     @discardableResult
