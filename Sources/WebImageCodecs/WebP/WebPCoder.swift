@@ -70,8 +70,9 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         return features.has_animation != 0
     }
 
-    /// Opens an animated WebP for lazy, sequential frame access.
-    /// - Throws: `badImageData` (including for still images) or `imageTooLarge`.
+    /// Opens an animated WebP for lazy, sequential frame access (a still WebP opens as a
+    /// one-frame source).
+    /// - Throws: `badImageData` or `imageTooLarge`.
     public func makeAnimatedSource(_ data: Data, options: DecodeOptions) throws -> any AnimatedImageSource {
         try WebPAnimatedImageSource(data, options: options)
     }
