@@ -103,15 +103,30 @@ enum WebPTestCorpus {
 
 /// Synthetic images for encoder tests.
 enum WebPTestImages {
-    /// A smooth RGB gradient with a few shapes, fully opaque.
-    static func gradient(width: Int = 96, height: Int = 64, shift: Int = 0) -> PixelBuffer {
+    /// An opaque RGB gradient with a diagonal blue ramp that wraps (hard edges).
+    static func gradient(width: Int = 96, height: Int = 64) -> PixelBuffer {
         PixelBuffer.make(width: width, height: height) { out in
             for y in 0..<height {
                 for x in 0..<width {
                     let o = (y * width + x) * 4
-                    out[o] = UInt8((x * 255 / max(1, width - 1) + shift) & 0xff)
+                    out[o] = UInt8(x * 255 / max(1, width - 1))
                     out[o + 1] = UInt8(y * 255 / max(1, height - 1))
-                    out[o + 2] = UInt8(((x + y) * 2 + shift * 3) & 0xff)
+                    out[o + 2] = UInt8(((x + y) * 2) & 0xff)
+                    out[o + 3] = 255
+                }
+            }
+        }
+    }
+
+    /// A smooth opaque gradient whose blue level is `blue` (distinct animation frames).
+    static func smooth(width: Int, height: Int, blue: UInt8) -> PixelBuffer {
+        PixelBuffer.make(width: width, height: height) { out in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let o = (y * width + x) * 4
+                    out[o] = UInt8(x * 255 / max(1, width - 1))
+                    out[o + 1] = UInt8(y * 255 / max(1, height - 1))
+                    out[o + 2] = blue
                     out[o + 3] = 255
                 }
             }

@@ -46,28 +46,20 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         let size = PixelSize(width: Int(features.width), height: Int(features.height))
         var metadata = ImageMetadata(format: .webp, pixelSize: size, hasAlpha: features.has_alpha != 0)
         guard features.has_animation != 0 else { return metadata }
-        metadata.frameCount = nil
-        metadata.isAnimated = true
-        let input = WebPInputBytes(data)
-        var webPData = input.webPData
-        // Tolerates a truncated frame table: the counts then describe the frames present.
-        var state = WEBP_DEMUX_PARSE_ERROR
-        if let demux = WebPDemuxPartial(&webPData, &state) {
-            let frames = Int(WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT))
-            metadata.frameCount = state == WEBP_DEMUX_DONE ? frames : nil
-            metadata.isAnimated = frames > 1 || state != WEBP_DEMUX_DONE
-            metadata.loopCount = Int(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT))
-            WebPDemuxDelete(demux)
-        }
+        let table = WebPSupport.frameTable(of: data)
+        metadata.frameCount = table.frameCount
+        metadata.isAnimated = table.frameCount.map { $0 > 1 } ?? true
+        metadata.loopCount = table.loopCount
         return metadata
     }
 
     // MARK: Animation
 
-    /// Whether the file's extended header (VP8X) has the animation flag.
+    /// Whether the file's extended header (VP8X) has the animation flag and its frame table
+    /// holds more than one frame (or cannot be read to the end yet).
     public func isAnimated(_ data: Data) -> Bool {
-        guard let features = try? WebPSupport.features(of: data) else { return false }
-        return features.has_animation != 0
+        guard let features = try? WebPSupport.features(of: data), features.has_animation != 0 else { return false }
+        return WebPSupport.frameTable(of: data).frameCount.map { $0 > 1 } ?? true
     }
 
     /// Opens an animated WebP for lazy, sequential frame access (a still WebP opens as a

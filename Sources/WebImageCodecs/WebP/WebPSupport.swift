@@ -56,6 +56,22 @@ enum WebPSupport {
         return features
     }
 
+    /// Frame count and loop count of an animated file, read from its container (no pixels).
+    /// `frameCount` is `nil` when the frame table is truncated or unreadable.
+    static func frameTable(of data: Data) -> (frameCount: Int?, loopCount: Int?) {
+        data.withUnsafeBytes { raw -> (Int?, Int?) in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return (nil, nil) }
+            var webPData = WebPData(bytes: base, size: raw.count)
+            // The partial demuxer tolerates a truncated file and reports how far it got.
+            var state = WEBP_DEMUX_PARSE_ERROR
+            guard let demux = WebPDemuxPartial(&webPData, &state) else { return (nil, nil) }
+            defer { WebPDemuxDelete(demux) }
+            let frames = Int(WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT))
+            let loops = Int(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT))
+            return (state == WEBP_DEMUX_DONE ? frames : nil, loops)
+        }
+    }
+
     /// The image scale for `options` (1 unless a positive finite factor is given).
     static func scale(_ options: DecodeOptions) -> Double {
         guard let factor = options.scaleFactor, factor.isFinite, factor > 0 else { return 1 }
