@@ -12,9 +12,11 @@ import WebImageCore
 ///   canvas size and then resampled.
 /// - Animated files decode to one composited frame per animation frame, with durations clamped
 ///   per ``FrameDelay`` and the file's loop count (0 = forever).
-/// - Encoding honours ``EncodeOptions/quality``, ``EncodeOptions/lossless``,
-///   ``EncodeOptions/maxPixelSize``, ``EncodeOptions/maxFileSize`` (lossy only; lossless output
-///   has no quality to trade) and ``EncodeOptions/keepAnimation``.
+/// - Encoding honours ``EncodeOptions/quality`` (lossy; lossless uses libwebp's default
+///   effort), ``EncodeOptions/lossless`` (exact RGBA, including the colour of transparent
+///   pixels), ``EncodeOptions/maxPixelSize``, ``EncodeOptions/maxFileSize`` (lossy only: lossless
+///   output has no quality to trade) and ``EncodeOptions/keepAnimation``. Images with an
+///   orientation other than `.up` are written upright (no EXIF is written).
 ///
 /// The coder holds no state: every call creates and frees its own libwebp objects, so one
 /// instance can be used from any number of threads.
