@@ -19,6 +19,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // `make docs` only: the DocC plugin (no code of it is linked into any product).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -42,7 +43,10 @@ let package = Package(
         // The library users import: re-exports the model and codecs; caches, loader, pipeline.
         .target(
             name: "WebImage",
-            dependencies: ["WebImageCore", "WebImageCodecs"],
+            dependencies: [
+                "WebImageCore", "WebImageCodecs",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
 
