@@ -19,6 +19,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Already in the graph through AsyncHTTPClient; named so the loader can import the TLS
+        // configuration (allowInvalidSSLCertificates) and the decompression limit.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
@@ -40,14 +46,29 @@ let package = Package(
         // The library users import: re-exports the model and codecs; caches, loader, pipeline.
         .target(
             name: "WebImage",
-            dependencies: ["WebImageCore", "WebImageCodecs"],
+            dependencies: [
+                "WebImageCore",
+                "WebImageCodecs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ],
             swiftSettings: swiftSettings
         ),
 
         // Shared test support: corpus manifest, reference PNG reader, pixel comparison.
         .target(
             name: "WebImageTesting",
-            dependencies: ["WebImageCore", "CSPNG"],
+            dependencies: [
+                "WebImageCore",
+                "CSPNG",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
