@@ -7,8 +7,8 @@ import WebImageCore
 /// grayscale, YCbCr, RGB, CMYK and YCCK (converted to RGB; Adobe files store CMYK inverted),
 /// into RGBA8 (opaque). 12-bit and lossless/hierarchical files throw
 /// ``WebImageError/unsupportedFormat(_:reason:)``; truncated or corrupt data throws
-/// ``WebImageError/badImageData(reason:)`` (see ``JPEGWarning`` for which libjpeg warnings are
-/// tolerated). Bytes after the EOI marker are ignored.
+/// ``WebImageError/badImageData(reason:)`` (which libjpeg warnings are
+/// tolerated is documented in `JPEGWarning.swift`). Bytes after the EOI marker are ignored.
 ///
 /// - EXIF orientation is applied by default (the result's orientation is `.up`); with
 ///   ``DecodeOptions/applyOrientation`` off, pixels are as stored and the tag is reported.
