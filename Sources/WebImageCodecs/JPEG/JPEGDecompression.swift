@@ -117,7 +117,7 @@ enum JPEGDecompression {
         let format = header.isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBA.rawValue)
         func run(_ flags: Int32) -> Int32 {
             tjDecompress2(
-                handle.raw, source, UInt(b.count), destination, Int32(size.width), 0, Int32(size.height),
+                handle.raw, source, UInt(b.count), destination, Int32(size.width), Int32(size.width * 4), Int32(size.height),
                 format, flags)
         }
         func failure() -> WebImageError {

@@ -77,11 +77,13 @@ struct JPEGMarkerScanner {
     /// has not fully arrived yet.
     private mutating func readSegment(_ b: UnsafeRawBufferPointer) -> Int? {
         var p = position
-        guard b[p] == 0xFF else {
-            isMalformed = true
-            state = .finished
+        // Bytes before a marker are extraneous; libjpeg skips them with a warning, and so do we.
+        while p < b.count, b[p] != 0xFF { p += 1 }
+        guard p < b.count else {
+            position = p
             return nil
         }
+        position = p  // An incomplete segment is re-read from its marker next time.
         while p < b.count, b[p] == 0xFF { p += 1 }
         guard p < b.count else { return nil }
         let marker = b[p]
