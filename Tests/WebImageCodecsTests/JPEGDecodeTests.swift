@@ -97,6 +97,29 @@ struct JPEGDecodeTests {
         #expect(difference.psnr >= 40, "\(difference)")
     }
 
+    @Test("Given one coder used from many tasks at once, when decoding, then every result is identical", .enabled(if: Corpus.isAvailable))
+    func concurrentDecodesAgree() async throws {
+        let data = try Corpus.data("jpeg-misc/progressive/cat.jpg")
+        let reference = try coder.decode(data, options: .default).pixels.bytes
+        let coder = self.coder
+        let results = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<8 {
+                group.addTask { try coder.decode(data, options: .default).pixels.bytes }
+            }
+            return try await group.reduce(into: [[UInt8]]()) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        #expect(results.allSatisfy { $0 == reference })
+    }
+
+    @Test("Given the built-in coders, then JPEG is registered and the shared manager decodes JPEG", .enabled(if: Corpus.isAvailable))
+    func registeredAsBuiltIn() throws {
+        #expect(BuiltInCoders.all.contains { $0 is JPEGCoder })
+        let image = try CodersManager.shared.decode(try Corpus.data("generated-valid/1x1.jpg"), options: .default)
+        #expect(image.pixelSize == PixelSize(width: 1, height: 1))
+        #expect(CodersManager.shared.progressiveDecoder(for: try Corpus.data("generated-valid/1x1.jpg")) is JPEGCoder)
+    }
+
     @Test("Given a scale factor, when decoded, then the image carries it")
     func carriesScaleFactor() throws {
         let data = try JPEGCoder().encode(solidImage(width: 8, height: 8), format: .jpeg, options: .default)
