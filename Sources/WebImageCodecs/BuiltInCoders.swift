@@ -7,6 +7,7 @@ public enum BuiltInCoders {
         [
             // Each codec adds its coder here.
             WebPCoder(),
+            JPEGCoder(),
         ]
     }
 }
