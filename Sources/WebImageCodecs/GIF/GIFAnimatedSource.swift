@@ -72,7 +72,7 @@ public final class GIFAnimatedSource: AnimatedImageSource {
         guard let sequence else { throw WebImageError.badImageData(reason: "GIF: cannot open") }
         while sequence.framesDecoded <= index {
             let decodedIndex = sequence.framesDecoded
-            let decoded: (pixels: PixelBuffer, frame: GIFStructure.Frame)?
+            let decoded: GIFFrameSequence.DecodedFrame?
             do {
                 decoded = try sequence.next()
             } catch {

@@ -49,7 +49,7 @@ public struct GIFCoder: AnimatedImageDecoding {
             var frames: [ImageFrame] = []
             var transparent = false
             while frames.count < wanted {
-                let next: (pixels: PixelBuffer, frame: GIFStructure.Frame)?
+                let next: GIFFrameSequence.DecodedFrame?
                 do {
                     next = try sequence.next()
                 } catch let error as WebImageError {
@@ -60,7 +60,7 @@ public struct GIFCoder: AnimatedImageDecoding {
                 guard let next else { break }
                 let pixels = target == canvas ? next.pixels : next.pixels.downscaled(to: target)
                 if !transparent && !pixels.isFullyOpaque() { transparent = true }
-                frames.append(ImageFrame(pixels: pixels, duration: GIFCoder.duration(of: next.frame)))
+                frames.append(ImageFrame(pixels: pixels, duration: GIFCoder.duration(of: next.record)))
             }
             guard !frames.isEmpty else { throw WebImageError.badImageData(reason: "GIF: no complete image") }
             if frames.count == 1 { frames[0] = ImageFrame(pixels: frames[0].pixels, duration: 0) }

@@ -52,14 +52,36 @@ final class GIFFrameSequence {
         canvas = [UInt8](repeating: 0, count: size.width * size.height * PixelBuffer.bytesPerPixel)
     }
 
+    /// One composited frame.
+    struct DecodedFrame {
+        /// The canvas after the frame was drawn.
+        var pixels: PixelBuffer
+        /// The frame's record from the block structure.
+        var record: GIFStructure.Frame
+        /// Rows of the frame drawn (all of them unless `allowPartial` stopped early).
+        var rowsDecoded: Int
+        /// Whether every row of the frame was decoded.
+        var isComplete: Bool
+    }
+
     /// Decodes and composites the next frame.
-    /// - Returns: the composited canvas and the frame's record, or `nil` when there are no more
-    ///   complete frames.
+    /// - Parameter allowPartial: when the frame's data ends early (a download in progress),
+    ///   return the canvas with the rows decoded so far instead of throwing. The sequence cannot
+    ///   continue after a partial frame.
+    /// - Returns: the composited frame, or `nil` when there are no more complete frames (or, with
+    ///   `allowPartial`, no more frames whose descriptor has arrived).
     /// - Throws: `badImageData` when the frame's data is corrupt or truncated; `imageTooLarge`
     ///   when the frame itself declares more pixels than the limit.
-    func next() throws -> (pixels: PixelBuffer, frame: GIFStructure.Frame)? {
-        guard framesDecoded < structure.frames.count, try reader.nextImage() else { return nil }
-        let record = structure.frames[framesDecoded]
+    func next(allowPartial: Bool = false) throws -> DecodedFrame? {
+        let record: GIFStructure.Frame
+        if framesDecoded < structure.frames.count {
+            record = structure.frames[framesDecoded]
+        } else if allowPartial, framesDecoded == structure.frames.count, let truncated = structure.truncatedFrame {
+            record = truncated
+        } else {
+            return nil
+        }
+        guard try reader.nextImage() else { return nil }
         let descriptor = reader.image
         let frameWidth = Int(descriptor.Width)
         let frameHeight = Int(descriptor.Height)
@@ -77,31 +99,43 @@ final class GIFFrameSequence {
             x1: min(left + frameWidth, canvasSize.width), y1: min(top + frameHeight, canvasSize.height))
         if record.disposal == .previous { save(clip) }
 
+        var rows = 0
         if frameWidth == 0 || frameHeight == 0 {
             try reader.skipImageData()
         } else {
-            try draw(
-                width: frameWidth, height: frameHeight, left: left, top: top, clip: clip,
-                interlaced: descriptor.Interlace, transparent: record.transparentIndex.map(Int.init) ?? -1)
+            do {
+                try draw(
+                    width: frameWidth, height: frameHeight, left: left, top: top, clip: clip,
+                    interlaced: descriptor.Interlace, transparent: record.transparentIndex.map(Int.init) ?? -1,
+                    rowsDrawn: &rows)
+            } catch {
+                guard allowPartial else { throw error }
+            }
         }
+        let complete = frameWidth == 0 || frameHeight == 0 || rows == frameHeight
         pending = (clip, record.disposal)
         framesDecoded += 1
-        return (PixelBuffer(width: canvasSize.width, height: canvasSize.height, bytes: canvas), record)
+        let pixels = PixelBuffer(width: canvasSize.width, height: canvasSize.height, bytes: canvas)
+        return DecodedFrame(pixels: pixels, record: record, rowsDecoded: rows, isComplete: complete)
     }
 
     private func draw(
-        width: Int, height: Int, left: Int, top: Int, clip: ClipRect, interlaced: Bool, transparent: Int
+        width: Int, height: Int, left: Int, top: Int, clip: ClipRect, interlaced: Bool, transparent: Int,
+        rowsDrawn: inout Int
     ) throws {
         if line.count != width { line = [UInt8](repeating: 0, count: width) }
         let palette = reader.palette
         let canvasWidth = canvasSize.width
         let visible = clip.isEmpty ? 0 : clip.x1 - clip.x0
         let reader = self.reader
+        var rows = 0
+        defer { rowsDrawn = rows }
         try canvas.withUnsafeMutableBytes { dst in
             try line.withUnsafeMutableBufferPointer { row in
                 try palette.withUnsafeBufferPointer { colors in
                     func decodeRow(_ r: Int) throws {
                         try reader.readRow(into: row)
+                        rows += 1
                         let y = top + r
                         guard visible > 0, y < clip.y1 else { return }
                         var offset = (y * canvasWidth + left) * PixelBuffer.bytesPerPixel

@@ -53,6 +53,9 @@ struct GIFStructure {
     var netscapeLoopCount: Int?
     /// Whether the walk stopped before a trailer (truncated data, junk, or a limit).
     var endedEarly = false
+    /// The image whose descriptor is present but whose data ends before its last sub-block
+    /// (the frame still arriving during a progressive load), or `nil`.
+    var truncatedFrame: Frame?
 
     /// Extension blocks walked at most; the rest of a file with more is ignored.
     static let maxExtensions = 65_536
@@ -174,6 +177,7 @@ struct GIFStructure {
             q += 1  // LZW minimum code size
             guard q < end, let next = skipSubBlocks(from: q) else {
                 result.endedEarly = true
+                if q <= end { result.truncatedFrame = frame }
                 break
             }
             result.frames.append(frame)
