@@ -96,3 +96,25 @@ struct GIFCompositingTests {
         #expect(colors(image.pixels) == [Self.clear, Self.blue, Self.blue])
     }
 }
+
+@Suite("GIF frame limits")
+struct GIFFrameLimitTests {
+    @Test("Given a small screen with a frame declaring more pixels than the limit, then imageTooLarge is thrown before decoding it")
+    func oversizedFrameDeclaration() throws {
+        var gif = GIFTestBuilder(width: 2, height: 2)
+        gif.frame(x: 0, y: 0, width: 2, height: 2, indices: [1, 1, 1, 1])
+        gif.frame(x: 0, y: 0, width: 5_000, height: 5_000, indices: [2])
+        var limits = DecodeLimits()
+        limits.maxPixelCount = 1_000_000
+        #expect {
+            _ = try GIFCoder().decode(gif.data, options: DecodeOptions(limits: limits))
+        } throws: { error in
+            guard case WebImageError.imageTooLarge = error else { return false }
+            return true
+        }
+        // The lazy source refuses that frame when it gets there.
+        let source = try GIFCoder().makeAnimatedSource(gif.data, options: DecodeOptions(limits: limits))
+        _ = try source.frame(at: 0)
+        #expect(throws: WebImageError.self) { _ = try source.frame(at: 1) }
+    }
+}

@@ -43,6 +43,7 @@ public struct GIFCoder: AnimatedImageDecoding {
             let wanted = options.firstFrameOnly ? min(1, structure.frames.count) : structure.frames.count
             try options.limits.check(frames: max(1, wanted), of: canvas)
             guard wanted > 0 else { throw WebImageError.badImageData(reason: "GIF: no complete image") }
+            try GIFCoder.checkFrameAreas(structure.frames.prefix(wanted), limits: options.limits)
 
             let sequence = try GIFFrameSequence(bytes: bytes, structure: structure, limits: options.limits)
             let target = options.targetSize(for: canvas)
@@ -94,6 +95,24 @@ public struct GIFCoder: AnimatedImageDecoding {
     ///   time, so only the canvas is checked, not the animation total).
     public func makeAnimatedSource(_ data: Data, options: DecodeOptions) throws -> any AnimatedImageSource {
         try GIFAnimatedSource(data: data, options: options)
+    }
+
+    /// Bounds the decoding work of frames that declare more pixels than the canvas (they are
+    /// decompressed in full, then clipped): each frame's declared area must be within
+    /// ``DecodeLimits/maxPixelCount`` and their sum within ``DecodeLimits/maxTotalAnimationPixels``,
+    /// which every GIF whose frames fit the canvas already satisfies after the canvas checks.
+    static func checkFrameAreas(_ frames: ArraySlice<GIFStructure.Frame>, limits: DecodeLimits) throws {
+        var total = 0
+        for frame in frames {
+            let area = PixelSize(width: frame.width, height: frame.height).pixelCount
+            let (sum, overflow) = total.addingReportingOverflow(area)
+            guard area <= limits.maxPixelCount, !overflow, sum <= limits.maxTotalAnimationPixels else {
+                throw WebImageError.imageTooLarge(
+                    reason: "GIF frames declare \(overflow ? Int.max : sum) pixels; frame limit \(limits.maxPixelCount), "
+                        + "animation limit \(limits.maxTotalAnimationPixels)")
+            }
+            total = sum
+        }
     }
 
     /// A frame's display duration in seconds.
