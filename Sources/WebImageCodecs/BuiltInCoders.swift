@@ -8,6 +8,7 @@ public enum BuiltInCoders {
             // Each codec adds its coder here.
             WebPCoder(),
             JPEGCoder(),
+            GIFCoder(),
         ]
     }
 }
