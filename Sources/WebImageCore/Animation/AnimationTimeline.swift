@@ -36,6 +36,9 @@ public struct AnimationTimeline: Sendable, Hashable {
         let last = durations.count - 1
         // A still image, time not started yet (or NaN): the first frame.
         guard last > 0, elapsed > 0 else { return (0, 0, false) }
+        // Durations such as 0.1 + 0.2 are not exact in binary; a nanosecond of slack makes a
+        // time that lands on a frame boundary show the next frame, as intended.
+        let elapsed = elapsed + 1e-9
         let loops = elapsed / loopDuration
         if loopCount > 0 && loops >= Double(loopCount) { return (last, loopCount - 1, true) }
         // Forever, but no meaningful position (time beyond 2^53 loops): the first frame.
