@@ -1,4 +1,5 @@
 import Dispatch
+import CoreMetrics
 import Foundation
 import Logging
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Logging
-import Metrics
+import CoreMetrics
 
 /// The pipeline's counters and timers (SPEC X-7), reported through swift-metrics to whatever
 /// backend the application bootstraps (none by default: then they cost next to nothing).
@@ -29,7 +29,7 @@ enum PipelineMetrics {
     static let downloads = Counter(label: "webimage_downloads_total")
     static let downloadBytes = Counter(label: "webimage_download_bytes_total")
     static let blacklistHits = Counter(label: "webimage_blacklist_hits_total")
-    static let transformDuration = Metrics.Timer(label: "webimage_transform_duration_seconds")
+    static let transformDuration = CoreMetrics.Timer(label: "webimage_transform_duration_seconds")
     static let runningOperations = Gauge(label: "webimage_running_operations")
 
     static func failure(_ error: WebImageError) {
@@ -43,7 +43,7 @@ enum PipelineMetrics {
         case .disk: label = "disk"
         case .none, .all: label = "network"
         }
-        Metrics.Timer(label: "webimage_load_duration_seconds", dimensions: [("source", label)])
+        CoreMetrics.Timer(label: "webimage_load_duration_seconds", dimensions: [("source", label)])
             .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
     }
 }
