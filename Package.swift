@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageCore", targets: ["WebImageCore"]),
         .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
+        .library(name: "WebImageAppleAdapters", targets: ["WebImageAppleAdapters"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -64,6 +65,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // UIKit / AppKit / SwiftUI adapters over the binding (SPEC B-3). Every file is
+        // conditional on its framework, so on Linux this target is empty.
+        .target(
+            name: "WebImageAppleAdapters",
+            dependencies: ["WebImage"],
             swiftSettings: swiftSettings
         ),
 
