@@ -107,6 +107,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Pipeline benchmark driver: memory-hit overhead and end-to-end loads over loopback.
+        .executableTarget(
+            name: "webimage-pipeline-bench",
+            dependencies: ["WebImage", "WebImageTesting"],
+            path: "Benchmarks/Sources/webimage-pipeline-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // Deterministic mutation fuzzer over the corpus (`make fuzz`, under AddressSanitizer).
         .executableTarget(
             name: "webimage-fuzz",
