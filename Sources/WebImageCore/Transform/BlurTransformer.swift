@@ -11,6 +11,7 @@ public struct BlurTransformer: ImageTransformer {
     /// Standard deviation σ in pixels. 0 returns the image unchanged.
     public let radius: Double
 
+    /// Creates a blur with standard deviation `radius` pixels.
     public init(radius: Double) {
         self.radius = radius
     }

@@ -1,10 +1,15 @@
 /// A rectangle in whole pixels, origin at the top-left.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    /// Left edge in pixels.
     public var x: Int
+    /// Top edge in pixels.
     public var y: Int
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// Creates a rectangle (any values; see ``clipped(to:)``).
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
@@ -37,6 +42,7 @@ public struct CropTransformer: ImageTransformer {
     /// The rectangle to keep, in pixels.
     public let rect: PixelRect
 
+    /// Creates a crop to `rect`.
     public init(rect: PixelRect) {
         self.rect = rect
     }
