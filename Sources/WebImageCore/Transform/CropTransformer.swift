@@ -63,11 +63,10 @@ extension PixelBuffer {
         if r.x == 0 && r.y == 0 && r.width == width && r.height == height { return self }
         return bytes.withUnsafeBufferPointer { src in
             PixelBuffer.make(width: r.width, height: r.height) { out in
+                guard let s = src.baseAddress, let o = out.baseAddress else { return }
                 let rowBytes = r.width * 4
                 for row in 0..<r.height {
-                    let from = ((r.y + row) * width + r.x) * 4
-                    let to = row * rowBytes
-                    for i in 0..<rowBytes { out[to + i] = src[from + i] }
+                    (o + row * rowBytes).update(from: s + ((r.y + row) * width + r.x) * 4, count: rowBytes)
                 }
             }
         }
