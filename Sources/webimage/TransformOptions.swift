@@ -6,34 +6,34 @@ import WebImage
 /// The transformers run in a fixed order whatever the order of the flags:
 /// crop → resize → rotate → flip → round corners → blur → grayscale → tint.
 struct TransformOptions: ParsableArguments {
-    @Option(name: .customLong("resize"), help: "Resize to WIDTHxHEIGHT pixels, e.g. 400x300.")
+    @Option(name: .customLong("resize"), help: ArgumentHelp("Resize to WIDTHxHEIGHT pixels, e.g. 400x300.", valueName: "WxH"))
     var resize: String?
 
-    @Option(name: .customLong("fit"), help: "How --resize fits the image: fill (stretch), fit (inside, keep aspect) or cover (fill and crop the centre).")
+    @Option(name: .customLong("fit"), help: ArgumentHelp("How --resize fits the image: fill (stretch), fit (inside, keep aspect) or cover (fill and crop the centre).", valueName: "fill|fit|cover"))
     var fit: FitMode = .fill
 
-    @Option(name: .customLong("filter"), help: "Resampling filter: lanczos3, mitchell, catmull-rom, bilinear or box.")
+    @Option(name: .customLong("filter"), help: ArgumentHelp("Resampling filter: lanczos3, mitchell, catmull-rom, bilinear or box.", valueName: "name"))
     var filter: FilterName = .lanczos3
 
-    @Option(name: .customLong("crop"), help: "Crop to X,Y,WIDTH,HEIGHT pixels (clipped to the image), before resizing.")
+    @Option(name: .customLong("crop"), help: ArgumentHelp("Crop to X,Y,WIDTH,HEIGHT pixels (clipped to the image), before resizing.", valueName: "X,Y,W,H"))
     var crop: String?
 
-    @Option(name: .customLong("rotate"), help: "Rotate clockwise by DEG degrees; the canvas grows to fit.")
+    @Option(name: .customLong("rotate"), help: ArgumentHelp("Rotate clockwise by DEG degrees; the canvas grows to fit.", valueName: "DEG"))
     var rotate: Double?
 
-    @Option(name: .customLong("flip"), help: "Mirror: h (left-right) or v (top-bottom). Repeat for both.")
+    @Option(name: .customLong("flip"), help: ArgumentHelp("Mirror: h (left-right) or v (top-bottom). Repeat for both.", valueName: "h|v"))
     var flip: [FlipAxis] = []
 
-    @Option(name: .customLong("blur"), help: "Gaussian blur with standard deviation R pixels.")
+    @Option(name: .customLong("blur"), help: ArgumentHelp("Gaussian blur with standard deviation R pixels.", valueName: "R"))
     var blur: Double?
 
     @Flag(name: .customLong("grayscale"), help: "Convert to grayscale (Rec. 601 luma).")
     var grayscale = false
 
-    @Option(name: .customLong("round-corners"), help: "Round the corners with radius R pixels.")
+    @Option(name: .customLong("round-corners"), help: ArgumentHelp("Round the corners with radius R pixels.", valueName: "R"))
     var roundCorners: Double?
 
-    @Option(name: .customLong("tint"), help: "Tint with colour RRGGBB or RRGGBBAA (hex; alpha is the strength).")
+    @Option(name: .customLong("tint"), help: ArgumentHelp("Tint with colour RRGGBB or RRGGBBAA (hex; alpha is the strength).", valueName: "RRGGBB[AA]"))
     var tint: String?
 
     enum FitMode: String, ExpressibleByArgument, CaseIterable {

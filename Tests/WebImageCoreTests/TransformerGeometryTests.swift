@@ -1,4 +1,5 @@
 import Testing
+import WebImageTesting
 import WebImageCore
 
 @Suite("Transformer geometry")
@@ -166,5 +167,27 @@ struct TransformerGeometryTests {
         let input = Image(pixels: TransformFixtures.buffer(width: 9, height: 5) { _, _ in RGBA(r: 10, g: 120, b: 230) })
         let out = try #require(BlurTransformer(radius: 3).transform(input, key: "k"))
         #expect(out.pixels.bytes == input.pixels.bytes)
+    }
+}
+
+@Suite("Large-radius blur")
+struct TransformBlurApproximationTests {
+    @Test("Given a large σ, when blurred with three box passes, then the result is close to the exact Gaussian")
+    func boxPassesApproximateGaussian() throws {
+        let input = Image(pixels: TransformFixtures.buffer(width: 120, height: 90) { x, y in
+            // Hard edges and a transparent hole: the hardest case for an approximation.
+            let inHole = (40..<70).contains(x) && (30..<50).contains(y)
+            return inHole ? RGBA(r: 0, g: 0, b: 0, a: 0)
+                : RGBA(r: x < 60 ? 250 : 10, g: UInt8(y * 2), b: (x / 10 + y / 10) % 2 == 0 ? 0 : 255)
+        })
+        let sigma = BlurTransformer.exactKernelLimit + 2
+        let approximate = try #require(BlurTransformer(radius: sigma).transform(input, key: "k"))
+        let exact = input.pixels.blurredExactly(sigma: sigma)
+        let diff = try #require(PixelDifference.between(approximate.pixels, exact))
+        #expect(diff.psnr >= 35, "\(diff)")
+        // Flat stays flat.
+        let flat = Image(pixels: TransformFixtures.buffer(width: 50, height: 40) { _, _ in RGBA(r: 9, g: 99, b: 199, a: 111) })
+        let out = try #require(BlurTransformer(radius: 30).transform(flat, key: "k"))
+        #expect(out.pixels.bytes == flat.pixels.bytes)
     }
 }

@@ -125,3 +125,24 @@ struct TransformerInvariantTests {
         #expect(checked > 0)
     }
 }
+
+@Suite("Transforming frames")
+struct TransformFrameMappingTests {
+    @Test("Given frames sharing one buffer, when transformed, then it is transformed once and stays shared")
+    func sharedBuffersStayShared() throws {
+        let shared = TransformFixtures.pattern(width: 6, height: 4)
+        let other = TransformFixtures.pattern(width: 6, height: 4, seed: 2)
+        let input = Image(
+            frames: [ImageFrame(pixels: shared, duration: 0.1), ImageFrame(pixels: other, duration: 0.1), ImageFrame(pixels: shared, duration: 0.5)],
+            loopCount: 2)
+        var calls = 0
+        let out = try #require(input.mappingFrames { pixels -> PixelBuffer? in
+            calls += 1
+            return pixels.resized(to: PixelSize(width: 3, height: 2))
+        })
+        #expect(calls == 2)
+        #expect(out.frames[0].pixels === out.frames[2].pixels)
+        #expect(out.cost == 2 * 3 * 2 * 4)
+        #expect(out.frames.map(\.duration) == [0.1, 0.1, 0.5])
+    }
+}

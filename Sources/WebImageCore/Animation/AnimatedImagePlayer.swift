@@ -65,7 +65,8 @@ public final class AnimatedImagePlayer {
     /// A player that decodes frames from `source` on demand.
     /// - Parameter bufferByteLimit: most bytes of decoded frames to keep (default 16 MiB).
     public init(source: any AnimatedImageSource, bufferByteLimit: Int = 16 * 1024 * 1024) {
-        let count = max(1, source.frameCount)
+        // A source without frames becomes a one-frame timeline whose frame fails to decode.
+        let count = max(0, source.frameCount)
         self.timeline = AnimationTimeline(
             durations: (0..<count).map { source.duration(ofFrame: $0) }, loopCount: source.loopCount)
         self.canvasSize = source.canvasSize

@@ -1,10 +1,15 @@
 /// A rectangle in whole pixels, origin at the top-left.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    /// Left edge in pixels.
     public var x: Int
+    /// Top edge in pixels.
     public var y: Int
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// Creates a rectangle (any values; see ``clipped(to:)``).
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
@@ -37,6 +42,7 @@ public struct CropTransformer: ImageTransformer {
     /// The rectangle to keep, in pixels.
     public let rect: PixelRect
 
+    /// Creates a crop to `rect`.
     public init(rect: PixelRect) {
         self.rect = rect
     }
@@ -57,11 +63,10 @@ extension PixelBuffer {
         if r.x == 0 && r.y == 0 && r.width == width && r.height == height { return self }
         return bytes.withUnsafeBufferPointer { src in
             PixelBuffer.make(width: r.width, height: r.height) { out in
+                guard let s = src.baseAddress, let o = out.baseAddress else { return }
                 let rowBytes = r.width * 4
                 for row in 0..<r.height {
-                    let from = ((r.y + row) * width + r.x) * 4
-                    let to = row * rowBytes
-                    for i in 0..<rowBytes { out[to + i] = src[from + i] }
+                    (o + row * rowBytes).update(from: s + ((r.y + row) * width + r.x) * 4, count: rowBytes)
                 }
             }
         }

@@ -8,6 +8,7 @@ public struct FlipTransformer: ImageTransformer {
     /// Mirror top ↔ bottom.
     public let vertical: Bool
 
+    /// Creates a flip; with neither axis the image is returned unchanged.
     public init(horizontal: Bool = false, vertical: Bool = false) {
         self.horizontal = horizontal
         self.vertical = vertical

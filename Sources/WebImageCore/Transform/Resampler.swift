@@ -3,11 +3,16 @@ import Dispatch
 /// A rectangle in source pixel coordinates with fractional edges, for resampling part of an
 /// image (Pillow's `box`).
 public struct ResampleRegion: Sendable, Hashable {
+    /// Left edge in source pixels.
     public var x: Double
+    /// Top edge in source pixels.
     public var y: Double
+    /// Width in source pixels.
     public var width: Double
+    /// Height in source pixels.
     public var height: Double
 
+    /// Creates a region; it is clipped to the image when used.
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x
         self.y = y

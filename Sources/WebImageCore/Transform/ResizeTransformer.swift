@@ -22,6 +22,7 @@ public struct ResizeTransformer: ImageTransformer {
     /// The resampling kernel.
     public let filter: ResizeFilter
 
+    /// Creates a resize to `size`.
     public init(size: PixelSize, mode: ResizeMode = .fill, filter: ResizeFilter = .lanczos3) {
         self.size = size
         self.mode = mode

@@ -18,6 +18,7 @@ public struct RotateTransformer: ImageTransformer {
     /// Whether the canvas grows to hold the rotated image.
     public let fitSize: Bool
 
+    /// Creates a rotation by `angle` degrees clockwise.
     public init(angle: Double, fitSize: Bool = true) {
         self.angle = angle
         self.fitSize = fitSize

@@ -3,10 +3,15 @@ public struct RectCorners: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// The top-left corner.
     public static let topLeft = RectCorners(rawValue: 1)
+    /// The top-right corner.
     public static let topRight = RectCorners(rawValue: 2)
+    /// The bottom-left corner.
     public static let bottomLeft = RectCorners(rawValue: 4)
+    /// The bottom-right corner.
     public static let bottomRight = RectCorners(rawValue: 8)
+    /// All four corners.
     public static let all: RectCorners = [.topLeft, .topRight, .bottomLeft, .bottomRight]
 }
 
@@ -30,6 +35,7 @@ public struct RoundCornersTransformer: ImageTransformer {
     /// Border colour (straight alpha).
     public let borderColor: RGBA
 
+    /// Creates the transformer. Negative values count as 0.
     public init(
         radius: Double, corners: RectCorners = .all, borderWidth: Double = 0,
         borderColor: RGBA = RGBA(r: 0, g: 0, b: 0, a: 255)

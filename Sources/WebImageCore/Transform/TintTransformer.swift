@@ -19,6 +19,7 @@ public struct TintTransformer: ImageTransformer {
     /// How the colour is combined with the image.
     public let blendMode: TintBlendMode
 
+    /// Creates a tint with `color` combined by `blendMode`.
     public init(color: RGBA, blendMode: TintBlendMode = .sourceAtop) {
         self.color = color
         self.blendMode = blendMode
@@ -41,69 +42,6 @@ public struct TintTransformer: ImageTransformer {
                 }
                 c.w = p.w
                 return c
-            }
-        }
-    }
-}
-
-/// The luma weights ``GrayscaleTransformer`` uses.
-public enum LumaCoefficients: String, Sendable, Hashable, CaseIterable {
-    /// ITU-R BT.601: 0.299 R + 0.587 G + 0.114 B (what JPEG, Pillow's `convert("L")` and most
-    /// image tools use). The default.
-    case rec601
-    /// ITU-R BT.709: 0.2126 R + 0.7152 G + 0.0722 B (HD video primaries).
-    case rec709
-
-    var weights: SIMD4<Float> {
-        switch self {
-        case .rec601: SIMD4(0.299, 0.587, 0.114, 0)
-        case .rec709: SIMD4(0.2126, 0.7152, 0.0722, 0)
-        }
-    }
-}
-
-/// Turns every frame grey (SPEC T-2): each pixel's R, G and B become its luma (applied to the
-/// stored sRGB values, as Pillow does); alpha is kept.
-///
-/// Key: `GrayscaleTransformer(luma=rec601)`.
-public struct GrayscaleTransformer: ImageTransformer {
-    /// The luma weights.
-    public let coefficients: LumaCoefficients
-
-    public init(coefficients: LumaCoefficients = .rec601) {
-        self.coefficients = coefficients
-    }
-
-    public var transformerKey: String { "GrayscaleTransformer(luma=\(coefficients.rawValue))" }
-
-    public func transform(_ image: Image, key: String) -> Image? {
-        let weights = coefficients.weights
-        // Per pixel and alpha-preserving: straight and premultiplied computation agree.
-        return image.mappingFrames { frame in
-            frame.mappingPixels { p in
-                let y = (p * weights).sum()
-                return SIMD4(y, y, y, p.w)
-            }
-        }
-    }
-}
-
-extension PixelBuffer {
-    /// A new buffer with `body` applied to every straight-alpha pixel (channels 0…255 as
-    /// floats); results are rounded and clamped.
-    func mappingPixels(_ body: (SIMD4<Float>) -> SIMD4<Float>) -> PixelBuffer {
-        bytes.withUnsafeBufferPointer { src in
-            PixelBuffer.make(width: width, height: height) { out in
-                var i = 0
-                while i + 3 < src.count {
-                    let p = SIMD4<Float>(Float(src[i]), Float(src[i + 1]), Float(src[i + 2]), Float(src[i + 3]))
-                    let c = (body(p) + 0.5).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
-                    out[i] = UInt8(c.x)
-                    out[i + 1] = UInt8(c.y)
-                    out[i + 2] = UInt8(c.z)
-                    out[i + 3] = UInt8(c.w)
-                    i += 4
-                }
             }
         }
     }
