@@ -38,8 +38,8 @@ struct APNGFrame: Sendable {
 }
 
 /// The chunk-level layout of a PNG: header, the APNG animation if there is a valid one, and the
-/// few ancillary facts the coder reports. Reading it walks chunk headers only (CRCs are checked
-/// for the chunks the APNG path relies on); no pixels are decoded.
+/// few ancillary facts the coder reports. Reading it walks the chunks and checks the CRCs of
+/// critical chunks and of the chunks the APNG path relies on; no pixels are decoded.
 struct PNGLayout: Sendable {
     var header: PNGHeader
     /// The valid animation (`acTL` before `IDAT`, consistent `fcTL`/`fdAT`), or `nil` for a
@@ -93,6 +93,11 @@ extension PNGLayout {
             header: header, animation: nil, declaredFrames: nil, orientation: .up, hasTransparencyChunk: false)
         var seenImageData = false
         for chunk in chunks {
+            // libspng does not verify the CRC at the end of the last IDAT once the image is
+            // complete; critical chunks are all checked here so that a corrupt one fails.
+            if chunk.type.isCritical && chunk.type != .ihdr && !chunk.hasValidCRC(in: bytes) {
+                throw WebImageError.badImageData(reason: "PNG: CRC mismatch in \(chunk.type)")
+            }
             switch chunk.type {
             case .idat: seenImageData = true
             case .trns where !seenImageData: layout.hasTransparencyChunk = true

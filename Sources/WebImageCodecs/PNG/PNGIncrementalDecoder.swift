@@ -40,8 +40,40 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
 
     /// Decodes as many scanlines of `bytes` as are complete; `nil` when none is.
     private func partialDecode(_ bytes: UnsafeRawBufferPointer) throws -> Partial? {
-        let limits = options.limits
         let layout = try PNGLayout.read(bytes)
+        // libspng reads a whole chunk from a memory buffer before inflating it, so the prefix is
+        // rewritten with its last, incomplete IDAT cut down to the bytes received (new CRC).
+        guard let prefix = try Self.completedPrefix(bytes) else { return nil }
+        return try prefix.withUnsafeBytes { prefix in
+            try decodeRows(prefix, layout: layout)
+        }
+    }
+
+    /// The complete chunks of `bytes` before `IEND`, plus the received part of a truncated
+    /// `IDAT` as a chunk of its own; `nil` before any image data has arrived.
+    static func completedPrefix(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8]? {
+        let (chunks, _) = try PNGChunkScanner.chunks(in: bytes)
+        var writer = PNGChunkWriter(capacity: bytes.count + 12)
+        var hasImageData = false
+        for chunk in chunks where chunk.type != .iend {
+            writer.appendRaw(UnsafeRawBufferPointer(rebasing: bytes[chunk.whole]))
+            if chunk.type == .idat { hasImageData = true }
+        }
+        let end = chunks.last?.whole.upperBound ?? 8
+        if end + 8 < bytes.count,
+            PNGChunkType(rawValue: PNGChunkScanner.uint32(bytes, at: end + 4)) == .idat
+        {
+            let declared = Int(PNGChunkScanner.uint32(bytes, at: end))
+            let available = min(declared, bytes.count - end - 8)
+            writer.append(.idat, UnsafeRawBufferPointer(rebasing: bytes[(end + 8)..<(end + 8 + available)]))
+            hasImageData = true
+        }
+        return hasImageData ? writer.bytes : nil
+    }
+
+    /// Decodes the rows that `bytes` (a completed prefix) holds.
+    private func decodeRows(_ bytes: UnsafeRawBufferPointer, layout: PNGLayout) throws -> Partial? {
+        let limits = options.limits
         return try SPNGDecoding.withContext(bytes, limits: limits) { ctx -> Partial? in
             let header = try SPNGDecoding.header(ctx, limits: limits)
             let fmt = Int32(SPNG_FMT_RGBA8.rawValue)
