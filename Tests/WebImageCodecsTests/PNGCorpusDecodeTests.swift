@@ -66,6 +66,49 @@ struct PNGCorpusDecodeTests {
         #expect(image.width > 0)
     }
 
+    @Test(
+        "Given a PNG with four IDATs, when any one IDAT's CRC is corrupted, then decoding fails; an ancillary one is ignored",
+        .enabled(if: Corpus.isAvailable))
+    func corruptedCRCs() throws {
+        let original = [UInt8](try Corpus.data("pngsuite/oi4n0g16.png"))
+        // Chunks: IHDR(13) gAMA(4) IDAT(31) IDAT(31) IDAT(2) IDAT(30) IEND(0); CRC ends per chunk.
+        var offset = 8
+        var crcOffsets: [(type: String, at: Int)] = []
+        while offset + 12 <= original.count {
+            let length = original[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: original[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            crcOffsets.append((type, offset + 8 + length))
+            offset += 12 + length
+        }
+        #expect(crcOffsets.filter { $0.type == "IDAT" }.count == 4)
+        for (type, at) in crcOffsets where type == "IDAT" || type == "gAMA" {
+            var bytes = original
+            bytes[at] ^= 0x5A
+            if type == "IDAT" {
+                #expect(throws: WebImageError.self, "IDAT CRC at \(at)") {
+                    try coder.decode(Data(bytes), options: .default)
+                }
+            } else {
+                #expect(try coder.decode(Data(bytes), options: .default).width == 32)
+            }
+        }
+    }
+
+    @Test("Given a 137 kB iTXt chunk, then it decodes by default and is refused under a 1 kB chunk limit", .enabled(if: Corpus.isAvailable))
+    func chunkLimit() throws {
+        let data = try Corpus.data("png-regressions/bugfixes/large-text-chunks-issue#337.png")
+        #expect(try coder.decode(data, options: .default).width == 32)
+        var limits = DecodeLimits()
+        limits.maxChunkBytes = 1_000
+        let error = try #require(throws: WebImageError.self) {
+            try coder.decode(data, options: DecodeOptions(limits: limits))
+        }
+        #expect(error.code == "imageTooLarge")
+        // Image data is not a cached chunk: a 78 kB IDAT decodes under the same limit.
+        let big = try Corpus.data("png-misc/bugfixes/debug_triangle_corners_widescreen.png")
+        #expect(try coder.decode(big, options: DecodeOptions(limits: limits)).width == 2000)
+    }
+
     @Test("Given a small pixel limit, when a PNG exceeds it, then imageTooLarge is thrown", .enabled(if: Corpus.isAvailable))
     func customLimit() throws {
         var limits = DecodeLimits()

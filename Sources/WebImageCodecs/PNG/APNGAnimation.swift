@@ -92,10 +92,14 @@ extension PNGLayout {
         var layout = PNGLayout(
             header: header, animation: nil, declaredFrames: nil, orientation: .up, hasTransparencyChunk: false)
         var seenImageData = false
-        for chunk in chunks {
-            // libspng does not verify the CRC at the end of the last IDAT once the image is
-            // complete; critical chunks are all checked here so that a corrupt one fails.
-            if chunk.type.isCritical && chunk.type != .ihdr && !chunk.hasValidCRC(in: bytes) {
+        for (index, chunk) in chunks.enumerated() {
+            // libspng checks an IDAT's CRC when it moves on to the next chunk, but not the last
+            // IDAT's once the image is complete: that one (and the small critical chunks) is
+            // checked here so that a corrupt critical chunk always fails.
+            let isLastImageData = chunk.type == .idat && chunks.dropFirst(index + 1).first?.type != .idat
+            if chunk.type.isCritical && (chunk.type != .idat || isLastImageData) && chunk.type != .ihdr
+                && !chunk.hasValidCRC(in: bytes)
+            {
                 throw WebImageError.badImageData(reason: "PNG: CRC mismatch in \(chunk.type)")
             }
             switch chunk.type {
@@ -131,7 +135,7 @@ enum APNGParser {
         var frames: [APNGFrame] = []
         var defaultIsFrame = false
         var shared: [Range<Int>] = []
-        for chunk in chunks {
+        chunkLoop: for chunk in chunks {
             let data = chunk.data
             switch chunk.type {
             case .actl:
@@ -146,9 +150,15 @@ enum APNGParser {
             case .idat:
                 guard !imageDataEnded else { throw Invalid(reason: "IDAT after animation frames") }
                 seenImageData = true
-                if defaultIsFrame && frames.count == 1 { frames[0].dataChunks.append(data) }
+                if defaultIsFrame && frames.count == 1 {
+                    // Frames are re-wrapped with fresh CRCs, so the original ones are checked here.
+                    guard chunk.hasValidCRC(in: bytes) else { throw Invalid(reason: "IDAT CRC") }
+                    frames[0].dataChunks.append(data)
+                }
             case .fctl:
-                guard declared != nil else { continue }
+                guard let declared else { continue }
+                // Frames beyond the declared count are ignored (their data follows this fcTL).
+                if frames.count == declared.frames { break chunkLoop }
                 if seenImageData { imageDataEnded = true }
                 guard data.count == 26, chunk.hasValidCRC(in: bytes) else { throw Invalid(reason: "fcTL") }
                 let at = data.lowerBound
@@ -184,7 +194,6 @@ enum APNGParser {
         // A truncated file may end before the last frames' data: keep the frames that have some.
         while let last = frames.last, last.dataChunks.isEmpty { frames.removeLast() }
         guard frames.allSatisfy({ !$0.dataChunks.isEmpty }) else { throw Invalid(reason: "frame without data") }
-        if frames.count > declared.frames { frames.removeLast(frames.count - declared.frames) }
         guard !frames.isEmpty else { throw Invalid(reason: "no frames") }
         return APNGAnimation(
             loopCount: declared.plays, frames: frames, defaultImageIsFirstFrame: defaultIsFrame, sharedChunks: shared)

@@ -19,7 +19,10 @@ import WebImageCore
 /// are inconsistent is decoded as its default image, as browsers do.
 ///
 /// **Limits**: the canvas is checked against ``DecodeLimits`` from IHDR before any pixel
-/// memory is allocated; chunk sizes are capped by ``DecodeLimits/maxChunkBytes``.
+/// memory is allocated. Ancillary chunks that libspng keeps (text, `iCCP`, `eXIf`, …) are capped
+/// by ``DecodeLimits/maxChunkBytes`` (each, and all together): a file beyond it throws
+/// ``WebImageError/imageTooLarge(reason:)``. Image data chunks are not capped (their output is
+/// bounded by the canvas limit).
 ///
 /// **Thumbnails**: PNG cannot shrink while decoding; the full image is decoded, then reduced
 /// with ``PixelBuffer/downscaled(to:)``.
