@@ -109,6 +109,14 @@ struct PNGCorpusDecodeTests {
         #expect(try coder.decode(big, options: DecodeOptions(limits: limits)).width == 2000)
     }
 
+    @Test("Given a complete image whose IEND is missing, when decoded, then it decodes", .enabled(if: Corpus.isAvailable))
+    func missingIENDIsTolerated() throws {
+        let data = try Corpus.data("pngsuite/basn0g01.png")
+        let full = try coder.decode(data, options: .default)
+        let cut = try coder.decode(data.prefix(data.count - 12), options: .default)
+        #expect(cut.pixels.bytes == full.pixels.bytes)
+    }
+
     @Test("Given a small pixel limit, when a PNG exceeds it, then imageTooLarge is thrown", .enabled(if: Corpus.isAvailable))
     func customLimit() throws {
         var limits = DecodeLimits()

@@ -92,14 +92,10 @@ extension PNGLayout {
         var layout = PNGLayout(
             header: header, animation: nil, declaredFrames: nil, orientation: .up, hasTransparencyChunk: false)
         var seenImageData = false
-        for (index, chunk) in chunks.enumerated() {
-            // libspng checks an IDAT's CRC when it moves on to the next chunk, but not the last
-            // IDAT's once the image is complete: that one (and the small critical chunks) is
-            // checked here so that a corrupt critical chunk always fails.
-            let isLastImageData = chunk.type == .idat && chunks.dropFirst(index + 1).first?.type != .idat
-            if chunk.type.isCritical && (chunk.type != .idat || isLastImageData) && chunk.type != .ihdr
-                && !chunk.hasValidCRC(in: bytes)
-            {
+        for chunk in chunks {
+            // Small critical chunks are checked here (APNG frames copy PLTE); IDAT CRCs are
+            // checked by libspng (still images) or by the APNG parser (frames it re-wraps).
+            if chunk.type.isCritical && chunk.type != .idat && chunk.type != .ihdr && !chunk.hasValidCRC(in: bytes) {
                 throw WebImageError.badImageData(reason: "PNG: CRC mismatch in \(chunk.type)")
             }
             switch chunk.type {

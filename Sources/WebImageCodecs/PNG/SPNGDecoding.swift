@@ -103,6 +103,11 @@ enum SPNGDecoding {
                 rc = spng_decode_image(ctx, out.baseAddress, size, fmt, Int32(SPNG_DECODE_TRNS.rawValue))
                 guard rc == 0 else { throw error(rc, "decode") }
             }
+            // libspng leaves the last IDAT's CRC unread once the image is complete; reading the
+            // rest of the file checks it. Other trouble after the image (no IEND, trailing junk)
+            // is ignored: the pixels are complete.
+            let tail = spng_decode_chunks(ctx)
+            guard tail != Int32(SPNG_ECHUNK_CRC.rawValue) else { throw error(tail, "image data") }
             let hasAlpha = header.hasAlphaChannel || hasTransparencyChunk(ctx)
             return SPNGImage(pixels: pixels, header: header, hasAlpha: hasAlpha)
         }
