@@ -41,6 +41,16 @@ struct PNGIncrementalDecoderTests {
         #expect(try decoder.update(data.prefix(data.count * 2 / 3), isComplete: false) == nil)
     }
 
+    @Test("Given an APNG whose default image is hidden, then no partial image is shown from it", .enabled(if: Corpus.isAvailable))
+    func hiddenDefaultImageHasNoPreview() throws {
+        let data = try Corpus.data("apng/wpt/fcTL-blend-source-transparent.png")
+        let decoder = coder.makeIncrementalDecoder(options: .default)
+        for end in stride(from: 100, to: data.count, by: 50) {
+            #expect(try decoder.update(data.prefix(end), isComplete: false) == nil)
+        }
+        #expect(try decoder.update(data, isComplete: true)?.frames.count == 2)
+    }
+
     @Test("Given only a header, then no image is produced yet; given a broken complete file, then it throws", .enabled(if: Corpus.isAvailable))
     func tooLittleData() throws {
         let data = try Corpus.data("pngsuite/basi0g08.png")

@@ -53,6 +53,9 @@ struct PNGLayout: Sendable {
     var orientation: ImageOrientation
     /// Whether a `tRNS` chunk precedes the image data.
     var hasTransparencyChunk: Bool
+    /// Whether an `acTL` but no `fcTL` precedes `IDAT`: the default image is then not part of
+    /// the animation (APNG-aware viewers never show it).
+    var defaultImageIsHidden: Bool = false
 
     var hasAlpha: Bool { header.hasAlphaChannel || hasTransparencyChunk }
 }
@@ -92,6 +95,7 @@ extension PNGLayout {
         var layout = PNGLayout(
             header: header, animation: nil, declaredFrames: nil, orientation: .up, hasTransparencyChunk: false)
         var seenImageData = false
+        var seenFrameControl = false
         for chunk in chunks {
             // Small critical chunks are checked here (APNG frames copy PLTE); IDAT CRCs are
             // checked by libspng (still images) or by the APNG parser (frames it re-wraps).
@@ -99,7 +103,10 @@ extension PNGLayout {
                 throw WebImageError.badImageData(reason: "PNG: CRC mismatch in \(chunk.type)")
             }
             switch chunk.type {
-            case .idat: seenImageData = true
+            case .idat:
+                if !seenImageData { layout.defaultImageIsHidden = layout.declaredFrames != nil && !seenFrameControl }
+                seenImageData = true
+            case .fctl: seenFrameControl = true
             case .trns where !seenImageData: layout.hasTransparencyChunk = true
             case .actl where !seenImageData && chunk.data.count == 8 && layout.declaredFrames == nil:
                 layout.declaredFrames = Int(PNGChunkScanner.uint32(bytes, at: chunk.data.lowerBound))

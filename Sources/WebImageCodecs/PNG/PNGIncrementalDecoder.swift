@@ -10,7 +10,8 @@ import WebImageCore
 /// so the first pass already shows a coarse image. A partial image is returned only when more
 /// rows or passes are available than at the previous update; the final update
 /// (`isComplete`) returns the full decode (all frames of an APNG). Partial images show the
-/// default image (`IDAT`).
+/// default image (`IDAT`), except for an APNG whose default image is not part of the animation,
+/// which gets no partial images.
 final class PNGIncrementalDecoder: IncrementalImageDecoder {
     private let options: DecodeOptions
     /// Scanlines (of all passes) shown by the last partial image.
@@ -40,12 +41,14 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
 
     /// Decodes as many scanlines of `bytes` as are complete; `nil` when none is.
     private func partialDecode(_ bytes: UnsafeRawBufferPointer) throws -> Partial? {
-        let layout = try PNGLayout.read(bytes)
         // libspng reads a whole chunk from a memory buffer before inflating it, so the prefix is
         // rewritten with its last, incomplete IDAT cut down to the bytes received (new CRC).
         guard let prefix = try Self.completedPrefix(bytes) else { return nil }
         return try prefix.withUnsafeBytes { prefix in
-            try decodeRows(prefix, layout: layout)
+            let layout = try PNGLayout.read(prefix)
+            // An APNG's hidden default image is not what will be shown: no preview from it.
+            guard !layout.defaultImageIsHidden else { return nil }
+            return try decodeRows(prefix, layout: layout)
         }
     }
 
