@@ -83,6 +83,22 @@ struct PNGAnimatedSourceTests {
         #expect(decoded.pixels.bytes == frames[0].pixels.bytes)
     }
 
+    @Test("Given an APNG whose fdAT CRC is corrupt, then decoding the frame fails while metadata still reads")
+    func corruptFrameData() throws {
+        let frames = (0..<2).map { ImageFrame(pixels: PNGEncodeTests.pattern(width: 4, height: 4, seed: $0 * 5, alpha: true), duration: 0.1) }
+        var bytes = [UInt8](try coder.encode(Image(frames: frames), format: .png, options: .default))
+        let fdat = Array("fdAT".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == fdat })
+        let length = bytes[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
+        bytes[at + 4 + length] ^= 0xFF  // first CRC byte
+        let data = Data(bytes)
+        #expect(try coder.readMetadata(data).frameCount == 2)
+        #expect(throws: WebImageError.self) { try coder.decode(data, options: .default) }
+        let source = try coder.makeAnimatedSource(data, options: .default)
+        #expect(try source.frame(at: 0).bytes == frames[0].pixels.bytes)
+        #expect(throws: WebImageError.self) { try source.frame(at: 1) }
+    }
+
     /// A plain bit-by-bit CRC-32 (independent of the coder's table version).
     static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -30,16 +30,24 @@ struct APNGFrameControl: Sendable, Hashable {
     var blend: APNGBlendOp
 }
 
-/// One animation frame: its control and the byte ranges of its compressed data (IDAT data, or
-/// fdAT data after the sequence number).
+/// One animation frame: its control and the chunks holding its compressed data (`IDAT`, or
+/// `fdAT` whose data starts with a sequence number).
 struct APNGFrame: Sendable {
     var control: APNGFrameControl
-    var dataChunks: [Range<Int>]
+    /// The data chunks; their CRCs are checked when the frame is decoded, not when parsed, so
+    /// that reading metadata or opening a source does not hash the whole file.
+    var dataChunks: [PNGChunk]
+}
+
+extension PNGChunk {
+    /// The compressed image data of an `IDAT` or `fdAT` chunk (the latter after its sequence
+    /// number).
+    var imageData: Range<Int> { type == .fdat ? (data.lowerBound + 4)..<data.upperBound : data }
 }
 
 /// The chunk-level layout of a PNG: header, the APNG animation if there is a valid one, and the
-/// few ancillary facts the coder reports. Reading it walks the chunks and checks the CRCs of
-/// critical chunks and of the chunks the APNG path relies on; no pixels are decoded.
+/// few ancillary facts the coder reports. Reading it walks the chunks and checks the CRCs of the
+/// small chunks it relies on (not the image data); no pixels are decoded.
 struct PNGLayout: Sendable {
     var header: PNGHeader
     /// The valid animation (`acTL` before `IDAT`, consistent `fcTL`/`fdAT`), or `nil` for a
@@ -70,6 +78,16 @@ struct APNGAnimation: Sendable {
     var defaultImageIsFirstFrame: Bool
     /// Whole `PLTE`/`tRNS` chunks that every frame's stand-alone PNG needs.
     var sharedChunks: [Range<Int>]
+
+    /// Whether composited frames can show the transparent canvas even when the pixel format
+    /// has no alpha: the first frame does not cover the canvas, or a frame is disposed to
+    /// background.
+    func exposesCanvas(_ canvas: PixelSize) -> Bool {
+        guard let first = frames.first else { return false }
+        let coversCanvas = first.control.x == 0 && first.control.y == 0
+            && first.control.width == canvas.width && first.control.height == canvas.height
+        return !coversCanvas || frames.contains { $0.control.dispose == .background }
+    }
 }
 
 extension PNGLayout {
@@ -122,8 +140,8 @@ extension PNGLayout {
     }
 }
 
-/// Validates the APNG chunks of a stream (sequence numbers, frame rectangles, chunk order and
-/// CRCs) and collects the frames. Any inconsistency throws; the caller then treats the file as
+/// Validates the APNG chunks of a stream (sequence numbers, frame rectangles, chunk order, CRCs
+/// of `acTL`/`fcTL`) and collects the frames. Any inconsistency throws; the caller then treats the file as
 /// a still image.
 enum APNGParser {
     struct Invalid: Error {
@@ -153,11 +171,7 @@ enum APNGParser {
             case .idat:
                 guard !imageDataEnded else { throw Invalid(reason: "IDAT after animation frames") }
                 seenImageData = true
-                if defaultIsFrame && frames.count == 1 {
-                    // Frames are re-wrapped with fresh CRCs, so the original ones are checked here.
-                    guard chunk.hasValidCRC(in: bytes) else { throw Invalid(reason: "IDAT CRC") }
-                    frames[0].dataChunks.append(data)
-                }
+                if defaultIsFrame && frames.count == 1 { frames[0].dataChunks.append(chunk) }
             case .fctl:
                 guard let declared else { continue }
                 // Frames beyond the declared count are ignored (their data follows this fcTL).
@@ -180,7 +194,7 @@ enum APNGParser {
             case .fdat:
                 guard declared != nil else { continue }
                 if seenImageData { imageDataEnded = true }
-                guard data.count >= 4, chunk.hasValidCRC(in: bytes) else { throw Invalid(reason: "fdAT") }
+                guard data.count >= 4 else { throw Invalid(reason: "fdAT too short") }
                 guard PNGChunkScanner.uint32(bytes, at: data.lowerBound) == nextSequence else {
                     throw Invalid(reason: "fdAT sequence number")
                 }
@@ -188,7 +202,7 @@ enum APNGParser {
                 guard seenImageData, let last = frames.indices.last, !(defaultIsFrame && last == 0) else {
                     throw Invalid(reason: "fdAT without its fcTL")
                 }
-                frames[last].dataChunks.append((data.lowerBound + 4)..<data.upperBound)
+                frames[last].dataChunks.append(chunk)
             default:
                 break
             }

@@ -72,7 +72,8 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
             }
             return Image(
                 frames: frames, scale: output.scale, orientation: output.reportedOrientation, format: .png,
-                loopCount: animation.loopCount, hasAlpha: layout.hasAlpha)
+                loopCount: animation.loopCount,
+                hasAlpha: layout.hasAlpha || animation.exposesCanvas(layout.header.size))
         }
     }
 
@@ -85,7 +86,8 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
             let frames = layout.animation?.frames.count ?? 1
             return ImageMetadata(
                 format: .png, pixelSize: layout.header.size, frameCount: frames, isAnimated: frames > 1,
-                loopCount: layout.animation?.loopCount, orientation: layout.orientation, hasAlpha: layout.hasAlpha)
+                loopCount: layout.animation?.loopCount, orientation: layout.orientation,
+                hasAlpha: layout.hasAlpha || layout.animation?.exposesCanvas(layout.header.size) == true)
         }
     }
 
