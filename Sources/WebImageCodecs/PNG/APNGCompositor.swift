@@ -74,7 +74,8 @@ struct APNGCompositor {
                     let d = (c.y + row) * rowBytes + c.x * PixelBuffer.bytesPerPixel
                     switch c.blend {
                     case .source:
-                        for i in 0..<rowLength { dst[d + i] = src[s + i] }
+                        _ = UnsafeMutableBufferPointer(rebasing: dst[d..<(d + rowLength)])
+                            .update(fromContentsOf: src[s..<(s + rowLength)])
                     case .over:
                         var i = 0
                         while i < rowLength {
