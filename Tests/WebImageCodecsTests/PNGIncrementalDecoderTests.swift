@@ -39,6 +39,10 @@ struct PNGIncrementalDecoderTests {
         #expect(partial.pixels.pixel(x: 5, y: 31).a == 0)
         // Nothing new: the same prefix again gives no new image.
         #expect(try decoder.update(data.prefix(data.count * 2 / 3), isComplete: false) == nil)
+        // More data: more rows.
+        let later = try #require(try decoder.update(data.prefix(data.count - 20), isComplete: false))
+        let decodedRows = { (image: Image) in (0..<32).filter { image.pixels.pixel(x: 5, y: $0).a != 0 }.count }
+        #expect(decodedRows(later) > decodedRows(partial))
     }
 
     @Test("Given an APNG whose default image is hidden, then no partial image is shown from it", .enabled(if: Corpus.isAvailable))

@@ -5,7 +5,8 @@ import WebImageCore
 /// Progressive PNG decoding for one download (SPEC D-8).
 ///
 /// Each update decodes the prefix received so far with libspng's progressive API, row by row,
-/// until the data runs out. Rows not yet received stay transparent. For Adam7-interlaced files
+/// until the data runs out. A new attempt is made only once the prefix has grown by a quarter
+/// since the last one, which bounds the repeated work. Rows not yet received stay transparent. For Adam7-interlaced files
 /// every decoded pixel is spread over the block it stands for until a later pass refines it,
 /// so the first pass already shows a coarse image. A partial image is returned only when more
 /// rows or passes are available than at the previous update; the final update
@@ -16,6 +17,8 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
     private let options: DecodeOptions
     /// Scanlines (of all passes) shown by the last partial image.
     private var shownScanlines = 0
+    /// Bytes available at the last partial decode attempt.
+    private var attemptedBytes = 0
 
     init(options: DecodeOptions) {
         self.options = options
@@ -23,6 +26,10 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
 
     func update(_ data: Data, isComplete: Bool) throws -> Image? {
         if isComplete { return try PNGCoder().decode(data, options: options) }
+        // Each attempt decodes the prefix from the start; attempting only after 25 % growth
+        // keeps the total work of a download within about five full decodes.
+        guard data.count >= attemptedBytes + attemptedBytes / 4, data.count > attemptedBytes else { return nil }
+        attemptedBytes = data.count
         guard let partial = try? data.withUnsafeBytes({ try partialDecode($0) }),
             partial.scanlines > shownScanlines
         else { return nil }
