@@ -21,7 +21,7 @@ enum APNGWriting {
                 if index == 0 {
                     writer.appendRaw(UnsafeRawBufferPointer(rebasing: bytes[ihdr.whole]))
                     var actl: [UInt8] = []
-                    actl.appendBigEndian(UInt32(frames.count))
+                    actl.appendBigEndian(UInt32(clamping: frames.count))
                     actl.appendBigEndian(UInt32(clamping: max(0, loopCount)))
                     writer.append(.actl, actl)
                 }

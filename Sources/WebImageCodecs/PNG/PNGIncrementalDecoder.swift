@@ -5,14 +5,14 @@ import WebImageCore
 /// Progressive PNG decoding for one download (SPEC D-8).
 ///
 /// Each update decodes the prefix received so far with libspng's progressive API, row by row,
-/// until the data runs out. A new attempt is made only once the prefix has grown by a quarter
-/// since the last one, which bounds the repeated work. Rows not yet received stay transparent. For Adam7-interlaced files
+/// until the data runs out; rows not yet received stay transparent. For Adam7-interlaced files
 /// every decoded pixel is spread over the block it stands for until a later pass refines it,
-/// so the first pass already shows a coarse image. A partial image is returned only when more
-/// rows or passes are available than at the previous update; the final update
-/// (`isComplete`) returns the full decode (all frames of an APNG). Partial images show the
-/// default image (`IDAT`), except for an APNG whose default image is not part of the animation,
-/// which gets no partial images.
+/// so the first pass already shows a coarse image. A new attempt is made only once the prefix
+/// has grown by a quarter since the last one (bounding the repeated work), and a partial image
+/// is returned only when more rows or passes are available than at the previous one. The final
+/// update (`isComplete`) returns the full decode (all frames of an APNG). Partial images show
+/// the default image (`IDAT`), except for an APNG whose default image is not part of the
+/// animation, which gets no partial images.
 final class PNGIncrementalDecoder: IncrementalImageDecoder {
     private let options: DecodeOptions
     /// Scanlines (of all passes) shown by the last partial image.
