@@ -7,7 +7,8 @@ import WebImageCore
 /// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. Gamma (`gAMA`),
 /// `cHRM`, `iCCP` and `sRGB` are not applied: pixels are shown as stored, like browsers without
 /// colour management. An ancillary chunk with a bad CRC is discarded (as libpng does); a bad
-/// critical chunk fails the decode. EXIF orientation from an `eXIf` chunk is applied unless
+/// critical chunk fails the decode; a missing `IEND` after complete image data is tolerated.
+/// EXIF orientation from an `eXIf` chunk is applied unless
 /// ``DecodeOptions/applyOrientation`` is off.
 ///
 /// **APNG** (which libspng does not know) is read by this coder's own bounded chunk parser:
@@ -15,8 +16,11 @@ import WebImageCore
 /// and the frame count is checked against ``DecodeLimits`` before any frame is decoded. Each
 /// frame is decoded by libspng from a small stand-alone PNG and composited with the APNG
 /// dispose and blend operations. The default image is the first frame only when an `fcTL`
-/// precedes `IDAT`; otherwise it is not part of the animation. An APNG whose animation chunks
-/// are inconsistent is decoded as its default image, as browsers do.
+/// precedes `IDAT`; otherwise it is not part of the animation (and
+/// ``DecodeOptions/firstFrameOnly`` gives the first `fcTL` frame). An APNG whose animation
+/// chunks are inconsistent is decoded as its default image, as browsers do. In a truncated
+/// APNG, trailing frames without any data are dropped; a frame whose data is cut or corrupt
+/// fails the decode.
 ///
 /// **Limits**: the canvas is checked against ``DecodeLimits`` from IHDR before any pixel
 /// memory is allocated. Ancillary chunks that libspng keeps (text, `iCCP`, `eXIf`, …) are capped
