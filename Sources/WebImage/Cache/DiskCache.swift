@@ -28,6 +28,7 @@ public final class DiskCache: Sendable {
     let engine: DiskCacheStore
     private let queue: DispatchQueue
     private let pending = Mutex(PendingWrites())
+    private let now: @Sendable () -> Double
 
     private struct PendingWrites {
         var generation: UInt64 = 0
@@ -72,6 +73,7 @@ public final class DiskCache: Sendable {
     init(directory: URL, configuration: DiskCacheConfiguration, now: @escaping @Sendable () -> Double) {
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
+        self.now = now
         self.engine = DiskCacheStore(directory: self.directory.path, configuration: configuration, now: now)
         self.queue = DispatchQueue(label: "webimage.diskcache.io")
         if let interval = configuration.automaticCleaningInterval {
@@ -135,10 +137,11 @@ public final class DiskCache: Sendable {
         }
         let engine = self.engine
         let pending = self
+        let date = now()
         queue.async {
             var failure: WebImageError?
             do {
-                try engine.write(data, name: name, extendedData: extendedData)
+                try engine.write(data, name: name, extendedData: extendedData, date: date)
             } catch {
                 failure = (error as? WebImageError) ?? .cacheIO(reason: "\(error)")
             }

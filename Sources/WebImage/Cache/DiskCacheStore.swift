@@ -94,11 +94,12 @@ final class DiskCacheStore: Sendable {
 
     /// Writes `data` as entry `name` atomically: a temporary file in the directory, then a
     /// rename under the lock. Trims to half of `maxDiskSize` when the total exceeds it.
-    func write(_ data: Data, name: String, extendedData: DiskCacheExtendedData?) throws {
+    /// - Parameter date: the entry's date (seconds since 1970); default now.
+    func write(_ data: Data, name: String, extendedData: DiskCacheExtendedData?, date storedAt: Double? = nil) throws {
         let temp = directory + "/.tmp-\(getpid())-\(tempCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
         let encoded = try extendedData.map { try JSONEncoder().encode($0) }
         let xattr = usesSideRecords ? nil : encoded.map { (Self.xattrName, $0) }
-        let seconds = now()
+        let seconds = storedAt ?? now()
         var result = try DiskCacheFileSystem.writeNewFile(data, at: temp, date: seconds, xattr: xattr)
         if result.errnoOnOpen == ENOENT {
             try DiskCacheFileSystem.createDirectory(directory)
