@@ -31,7 +31,14 @@ struct CacheStressCommand: ParsableCommand {
             var bytes = [UInt8](repeating: 0, count: 16 + length)
             withUnsafeBytes(of: UInt64(length).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
             withUnsafeBytes(of: seed.littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
-            for i in 0..<length { bytes[16 + i] = UInt8(truncatingIfNeeded: seed &+ UInt64(i) &* 31) }
+            // The pattern repeats every 256 bytes: build one period, then copy it.
+            let period = (0..<256).map { UInt8(truncatingIfNeeded: seed &+ UInt64($0) &* 31) }
+            var offset = 0
+            while offset < length {
+                let run = min(256, length - offset)
+                bytes.replaceSubrange((16 + offset)..<(16 + offset + run), with: period[0..<run])
+                offset += run
+            }
             cache.store(Data(bytes), forKey: "stress-\(n % max(1, keys))")
             if n % 8 == 7 { cache.flush() }
             if cleanEvery > 0 && n % cleanEvery == cleanEvery - 1 { cache.removeExpiredData() }

@@ -51,9 +51,9 @@ final class DiskCacheStore: Sendable {
     /// appends the records `body` produced to the shared index file.
     private func withIndex<T: Sendable>(_ body: (inout DiskCacheIndex, inout [UInt8]) throws -> T) throws -> T {
         try state.withLock { state throws -> T in
-            try state.lock.lock()
+            let previousHolderDied = try state.lock.lock()
             defer { state.lock.unlock() }
-            if state.journal.sync(into: &state.index) == .needsRebuild {
+            if state.journal.sync(into: &state.index) == .needsRebuild || previousHolderDied {
                 try rebuild(&state)
             }
             var records: [UInt8] = []
@@ -82,7 +82,7 @@ final class DiskCacheStore: Sendable {
     /// Rebuilds the index from the files (after the files were changed from outside the cache).
     func rebuildIndex() throws {
         try state.withLock { state throws in
-            try state.lock.lock()
+            _ = try state.lock.lock()
             defer { state.lock.unlock() }
             try rebuild(&state)
         }
@@ -209,7 +209,7 @@ final class DiskCacheStore: Sendable {
     /// Removes every entry (files of other processes' writes in flight are left alone).
     func removeAll() throws {
         try state.withLock { state throws in
-            try state.lock.lock()
+            _ = try state.lock.lock()
             defer { state.lock.unlock() }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             for name in names where DiskCacheFileName.isEntryName(name) || name.hasPrefix(".meta-") {
@@ -263,6 +263,11 @@ final class DiskCacheStore: Sendable {
             let newest = index.newestDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
             return DiskCacheStatistics(count: index.count, bytes: index.totalSize, oldest: oldest, newest: newest)
         }
+    }
+
+    /// Entry name → size as the index has it (after bringing it up to date); for tests.
+    func indexSnapshot() throws -> [String: Int] {
+        try withIndex { index, _ in index.entries.mapValues(\.size) }
     }
 
     /// Whether the index lists `name` (after bringing it up to date).
