@@ -27,6 +27,17 @@ struct CacheDiskTests {
         #expect(!((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.hasPrefix(".tmp-") })
     }
 
+    @Test("Given a store completion, when it asks for totals on the I/O queue, then it does not deadlock")
+    func completionReentrancy() async {
+        let dir = CacheFixtures.temporaryDirectory()
+        defer { CacheFixtures.remove(dir) }
+        let cache = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
+        let count = await withCheckedContinuation { continuation in
+            cache.store(Data([1]), forKey: "k") { _ in continuation.resume(returning: cache.totalCount) }
+        }
+        #expect(count == 1)
+    }
+
     @Test("Given the default location, then it is under XDG_CACHE_HOME or ~/.cache with a namespace folder")
     func defaultLocation() {
         let root = DiskCache.defaultRootDirectory
