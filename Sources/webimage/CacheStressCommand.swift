@@ -19,6 +19,7 @@ struct CacheStressCommand: ParsableCommand {
     @Option var size: Int = 65536
     @Option(name: .customLong("max-size")) var maxSize: Int = 0
     @Option(name: .customLong("clean-every")) var cleanEvery: Int = 0
+    @Flag(name: .customLong("fixed-size")) var fixedSize = false
 
     func run() throws {
         var configuration = DiskCacheConfiguration()
@@ -27,7 +28,7 @@ struct CacheStressCommand: ParsableCommand {
         let cache = DiskCache(directory: URL(fileURLWithPath: cacheDirectory, isDirectory: true), configuration: configuration)
         for n in 0..<max(0, count) {
             let seed = UInt64(writer) << 32 | UInt64(n)
-            let length = size + (n % 7) * 1024
+            let length = fixedSize ? size : size + (n % 7) * 1024
             var bytes = [UInt8](repeating: 0, count: 16 + length)
             withUnsafeBytes(of: UInt64(length).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
             withUnsafeBytes(of: seed.littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
