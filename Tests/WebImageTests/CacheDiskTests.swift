@@ -240,6 +240,9 @@ struct CacheDiskTests {
         cache.store(Data([1]), forKey: "a")
         clock.advance(1e9)
         #expect(cache.removeExpiredData() == 0)
+        #expect(cache.removeExpiredData(maxAge: 1e300, maxSize: nil) == 0)
+        #expect(cache.removeExpiredData(maxAge: .nan, maxSize: nil) == 0)
+        #expect(cache.removeExpiredData(maxAge: .infinity, maxSize: -5) == 0)
         #expect(cache.contains("a"))
     }
 

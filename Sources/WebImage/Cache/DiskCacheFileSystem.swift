@@ -92,7 +92,7 @@ enum DiskCacheFileSystem {
         case .changeDate: return milliseconds(changeTime(info))
         case .creationDate:
             if let created = (try? FileManager.default.attributesOfItem(atPath: path))?[.creationDate] as? Date {
-                return Int64((created.timeIntervalSince1970 * 1000).rounded())
+                return DiskCacheStore.milliseconds(created.timeIntervalSince1970)
             }
             return milliseconds(changeTime(info))
         }

@@ -88,7 +88,14 @@ final class DiskCacheStore: Sendable {
         }
     }
 
-    private var nowMilliseconds: Int64 { Int64((now() * 1000).rounded()) }
+    private var nowMilliseconds: Int64 { Self.milliseconds(now()) }
+
+    /// `seconds` as whole milliseconds, clamped so that odd clocks never trap.
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        let value = (seconds * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(max(-1e15, min(1e15, value)))
+    }
 
     // MARK: writing
 
@@ -114,7 +121,7 @@ final class DiskCacheStore: Sendable {
             _ = try DiskCacheFileSystem.writeNewFile(encoded, at: sideTemp, date: seconds, xattr: nil)
         }
         let size = data.count
-        let date = Int64((seconds * 1000).rounded())
+        let date = Self.milliseconds(seconds)
         do {
             try withIndex { index, records in
                 let final = path(forName: name)
@@ -161,7 +168,7 @@ final class DiskCacheStore: Sendable {
             if configuration.expireDate == .accessDate {
                 let seconds = now()
                 DiskCacheFileSystem.touchAccess(full, date: seconds)
-                let date = Int64((seconds * 1000).rounded())
+                let date = Self.milliseconds(seconds)
                 try? withIndex { index, records in
                     index.upsert(name, size: data.count, date: date)
                     DiskCacheJournal.appendUpsert(name: name, size: data.count, date: date, to: &records)
@@ -227,10 +234,13 @@ final class DiskCacheStore: Sendable {
     func removeExpired(maxAge: TimeInterval? = nil, maxSize: Int? = nil) throws -> Int {
         let age = maxAge ?? configuration.maxDiskAge
         let limit = maxSize ?? configuration.maxDiskSize
-        let cutoff = nowMilliseconds - Int64(age * 1000)
+        // Ages too large for the clock (or not numbers) expire nothing instead of trapping.
+        let ageMilliseconds = age * 1000
+        let expires = age >= 0 && ageMilliseconds.isFinite && ageMilliseconds < 1e15
+        let cutoff = expires ? nowMilliseconds - Int64(ageMilliseconds) : Int64.min
         return try withIndex { index, records in
             var removed = 0
-            if age >= 0 {
+            if expires {
                 while let (name, date) = index.oldest(), date < cutoff {
                     _ = index.popOldest()
                     removeFiles(name)
