@@ -89,3 +89,46 @@ struct CacheDiskProcessTests {
         #expect(cache.totalSize <= 300_000)
     }
 }
+
+@Suite("webimage cache command", .enabled(if: CacheFixtures.webimageTool != nil))
+struct CacheCommandTests {
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = CacheFixtures.webimageTool
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("Given a cache directory, when stats, clean and clear run with --json, then they report count, bytes and dates")
+    func statsCleanClear() throws {
+        let dir = CacheFixtures.temporaryDirectory()
+        defer { CacheFixtures.remove(dir) }
+        let cache = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
+        for i in 0..<5 { cache.store(Data(repeating: 1, count: 100), forKey: "k\(i)") }
+        cache.flush()
+        let stats = try run(["cache", "stats", "--cache-dir", dir.path, "--json"])
+        #expect(stats.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])
+        #expect(json["count"] as? Int == 5)
+        #expect(json["bytes"] as? Int == 500)
+        #expect(json["oldest"] is String)
+        #expect(json["newest"] is String)
+        let text = try run(["cache", "stats", "--cache-dir", dir.path])
+        #expect(text.output.contains("count:     5"))
+        let clean = try run(["cache", "clean", "--cache-dir", dir.path, "--max-size", "300", "--json"])
+        let cleaned = try #require(try JSONSerialization.jsonObject(with: Data(clean.output.utf8)) as? [String: Any])
+        #expect(cleaned["count"] as? Int == 1)
+        #expect(cleaned["removed"] as? Int == 4)
+        let clear = try run(["cache", "clear", "--cache-dir", dir.path, "--json"])
+        let cleared = try #require(try JSONSerialization.jsonObject(with: Data(clear.output.utf8)) as? [String: Any])
+        #expect(cleared["count"] as? Int == 0)
+        #expect(cleared["oldest"] is NSNull)
+        #expect(CacheFixtures.entryFiles(in: dir).isEmpty)
+    }
+}

@@ -325,3 +325,35 @@ struct CacheImageCacheTests {
         #expect(ImageCache.cacheKey(for: original, transformerKey: "T") != original)
     }
 }
+
+@Suite("Image cache with the built-in coders")
+struct CacheBuiltInCodersTests {
+    @Test("Given an opaque image without bytes, when stored and queried from disk, then a built-in encoding round-trips")
+    func builtInRoundTrip() async throws {
+        let dir = CacheFixtures.temporaryDirectory()
+        defer { CacheFixtures.remove(dir) }
+        var configuration = ImageCache.Configuration()
+        configuration.disk = CacheFixtures.diskConfiguration()
+        let cache = ImageCache(directory: dir, configuration: configuration)
+        let pixels = PixelBuffer.make(width: 16, height: 8) { buffer in
+            for i in stride(from: 0, to: buffer.count, by: 4) {
+                buffer[i] = UInt8(i % 251)
+                buffer[i + 1] = 90
+                buffer[i + 2] = 200
+                buffer[i + 3] = 255
+            }
+        }
+        let opaque = Image(pixels: pixels, hasAlpha: false)
+        try await cache.store(opaque, imageData: nil, forKey: "opaque", cacheType: .disk)
+        let stored = try #require(cache.diskCache.data(for: "opaque"))
+        #expect(ImageFormat.detect(stored) == .jpeg)
+        let result = await cache.queryImage(forKey: "opaque")
+        #expect(result.cacheType == .disk)
+        #expect(result.image?.pixelSize == PixelSize(width: 16, height: 8))
+        let translucent = Image(pixels: pixels, hasAlpha: true)
+        try await cache.store(translucent, imageData: nil, forKey: "alpha", cacheType: .disk)
+        let alphaBytes = try #require(cache.diskCache.data(for: "alpha"))
+        #expect([ImageFormat.png, .webp].contains(ImageFormat.detect(alphaBytes)))
+        #expect(await cache.queryImage(forKey: "alpha").image?.pixelSize == PixelSize(width: 16, height: 8))
+    }
+}
