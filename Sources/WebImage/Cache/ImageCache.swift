@@ -21,6 +21,7 @@ public final class ImageCache: Sendable {
         /// Options for images encoded for the disk when no original bytes are given.
         public var encodeOptions: EncodeOptions = .default
 
+        /// A configuration; each parameter defaults to the value documented on its property.
         public init(
             shouldCacheImagesInMemory: Bool = true,
             memory: MemoryCache.Configuration = MemoryCache.Configuration(),
