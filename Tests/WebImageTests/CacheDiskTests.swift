@@ -370,4 +370,60 @@ struct CacheDiskTests {
         _ = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
         #expect(!FileManager.default.fileExists(atPath: stale.path))
     }
+
+    @Test("Given a lock left dirty by a dead holder and an unindexed entry, when the cache opens, then the index is rebuilt")
+    func dirtyLockRecovery() throws {
+        let dir = CacheFixtures.temporaryDirectory()
+        defer { CacheFixtures.remove(dir) }
+        let cache = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
+        cache.store(Data([1, 2]), forKey: "indexed")
+        cache.flush()
+        // The state a holder killed between rename and log line leaves behind.
+        try Data([4, 4, 4]).write(to: cache.path(for: "orphan"))
+        let lock = try FileHandle(forWritingTo: dir.appendingPathComponent(".lock"))
+        try lock.write(contentsOf: Data("1".utf8))
+        try lock.close()
+        let reopened = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
+        #expect(reopened.totalCount == 2)
+        #expect(reopened.totalSize == 5)
+        #expect(try Data(contentsOf: dir.appendingPathComponent(".lock")).first == UInt8(ascii: "0"))
+    }
+
+    @Test("Given an index line cut short by a crash, when others append and reload, then the index stays exact")
+    func tornIndexLine() throws {
+        let dir = CacheFixtures.temporaryDirectory()
+        defer { CacheFixtures.remove(dir) }
+        let cache = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
+        cache.store(Data([1]), forKey: "a")
+        cache.flush()
+        let index = try FileHandle(forWritingTo: dir.appendingPathComponent(".index"))
+        try index.seekToEnd()
+        try index.write(contentsOf: Data("+0123456789abcdef 12".utf8))
+        try index.close()
+        cache.store(Data([2, 2]), forKey: "b")
+        cache.flush()
+        #expect(cache.totalCount == 2)
+        let reopened = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration())
+        #expect(reopened.totalCount == 2)
+        #expect(reopened.totalSize == 3)
+        #expect(try reopened.engine.indexSnapshot() == [cache.fileName(for: "a"): 1, cache.fileName(for: "b"): 2])
+    }
+
+    @Test("Given automatic cleaning, when a cache opens on expired entries, then they are removed without a call")
+    func automaticCleaningOnOpen() throws {
+        let dir = CacheFixtures.temporaryDirectory()
+        defer { CacheFixtures.remove(dir) }
+        let first = DiskCache(directory: dir, configuration: CacheFixtures.diskConfiguration(maxAge: 3600))
+        first.store(Data([1]), forKey: "old")
+        first.store(Data([2]), forKey: "fresh")
+        first.flush()
+        CacheFixtures.setFileDates(first.path(for: "old"), to: Date(timeIntervalSinceNow: -7200))
+        try first.rebuildIndex()
+        var configuration = CacheFixtures.diskConfiguration(maxAge: 3600)
+        configuration.automaticCleaningInterval = 3600
+        let second = DiskCache(directory: dir, configuration: configuration)
+        second.flush()
+        #expect(!second.contains("old"))
+        #expect(second.contains("fresh"))
+    }
 }
