@@ -19,6 +19,7 @@ struct CacheStressCommand: ParsableCommand {
     @Option var size: Int = 65536
     @Option(name: .customLong("max-size")) var maxSize: Int = 0
     @Option(name: .customLong("clean-every")) var cleanEvery: Int = 0
+    @Flag(name: .customLong("fixed-size")) var fixedSize = false
 
     func run() throws {
         var configuration = DiskCacheConfiguration()
@@ -27,11 +28,18 @@ struct CacheStressCommand: ParsableCommand {
         let cache = DiskCache(directory: URL(fileURLWithPath: cacheDirectory, isDirectory: true), configuration: configuration)
         for n in 0..<max(0, count) {
             let seed = UInt64(writer) << 32 | UInt64(n)
-            let length = size + (n % 7) * 1024
+            let length = fixedSize ? size : size + (n % 7) * 1024
             var bytes = [UInt8](repeating: 0, count: 16 + length)
             withUnsafeBytes(of: UInt64(length).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
             withUnsafeBytes(of: seed.littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
-            for i in 0..<length { bytes[16 + i] = UInt8(truncatingIfNeeded: seed &+ UInt64(i) &* 31) }
+            // The pattern repeats every 256 bytes: build one period, then copy it.
+            let period = (0..<256).map { UInt8(truncatingIfNeeded: seed &+ UInt64($0) &* 31) }
+            var offset = 0
+            while offset < length {
+                let run = min(256, length - offset)
+                bytes.replaceSubrange((16 + offset)..<(16 + offset + run), with: period[0..<run])
+                offset += run
+            }
             cache.store(Data(bytes), forKey: "stress-\(n % max(1, keys))")
             if n % 8 == 7 { cache.flush() }
             if cleanEvery > 0 && n % cleanEvery == cleanEvery - 1 { cache.removeExpiredData() }

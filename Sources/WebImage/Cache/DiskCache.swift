@@ -28,6 +28,7 @@ public final class DiskCache: Sendable {
     let engine: DiskCacheStore
     private let queue: DispatchQueue
     private let pending = Mutex(PendingWrites())
+    private let now: @Sendable () -> Double
 
     private struct PendingWrites {
         var generation: UInt64 = 0
@@ -35,8 +36,14 @@ public final class DiskCache: Sendable {
     }
 
     /// The default root of disk caches: `$XDG_CACHE_HOME/swift-web-image`, or
-    /// `~/.cache/swift-web-image` when the variable is unset or not absolute.
+    /// `~/.cache/swift-web-image` when the variable is unset or not absolute (Linux); the
+    /// user's Caches directory on Apple platforms.
     public static var defaultRootDirectory: URL {
+        #if canImport(Darwin)
+            if let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first {
+                return caches.appendingPathComponent("swift-web-image", isDirectory: true)
+            }
+        #endif
         let environment = ProcessInfo.processInfo.environment
         let base: URL
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
@@ -72,13 +79,24 @@ public final class DiskCache: Sendable {
     init(directory: URL, configuration: DiskCacheConfiguration, now: @escaping @Sendable () -> Double) {
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
+        self.now = now
         self.engine = DiskCacheStore(directory: self.directory.path, configuration: configuration, now: now)
         self.queue = DispatchQueue(label: "webimage.diskcache.io")
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(queue))
         if let interval = configuration.automaticCleaningInterval {
             let engine = self.engine
             queue.async { _ = try? engine.removeExpired() }
             Self.scheduleCleaning(queue: queue, engine: engine, interval: max(1, interval))
         }
+    }
+
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Runs `work` on the I/O queue after the pending work and waits for it; runs it directly
+    /// when already on the queue (e.g. from a store completion), so it never deadlocks.
+    private func onQueue<T>(_ work: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(queue) { return try work() }
+        return try queue.sync(execute: work)
     }
 
     private static func scheduleCleaning(queue: DispatchQueue, engine: DiskCacheStore, interval: TimeInterval) {
@@ -135,10 +153,11 @@ public final class DiskCache: Sendable {
         }
         let engine = self.engine
         let pending = self
+        let date = now()
         queue.async {
             var failure: WebImageError?
             do {
-                try engine.write(data, name: name, extendedData: extendedData)
+                try engine.write(data, name: name, extendedData: extendedData, date: date)
             } catch {
                 failure = (error as? WebImageError) ?? .cacheIO(reason: "\(error)")
             }
@@ -192,7 +211,7 @@ public final class DiskCache: Sendable {
     public func setExtendedData(_ extendedData: DiskCacheExtendedData?, for key: String) -> Bool {
         let name = fileName(for: key)
         let engine = self.engine
-        return queue.sync { (try? engine.setExtendedData(extendedData, name: name)) ?? false }
+        return onQueue { (try? engine.setExtendedData(extendedData, name: name)) ?? false }
     }
 
     // MARK: removing
@@ -215,7 +234,7 @@ public final class DiskCache: Sendable {
     /// Removes every entry. Waits for pending writes, then deletes.
     public func removeAll() {
         let engine = self.engine
-        queue.sync { try? engine.removeAll() }
+        onQueue { try? engine.removeAll() }
         pending.withLock { $0.writes.removeAll() }
     }
 
@@ -231,7 +250,7 @@ public final class DiskCache: Sendable {
     @discardableResult
     public func removeExpiredData(maxAge: TimeInterval?, maxSize: Int?) -> Int {
         let engine = self.engine
-        return queue.sync { (try? engine.removeExpired(maxAge: maxAge, maxSize: maxSize)) ?? 0 }
+        return onQueue { (try? engine.removeExpired(maxAge: maxAge, maxSize: maxSize)) ?? 0 }
     }
 
     // MARK: totals and maintenance
@@ -240,24 +259,24 @@ public final class DiskCache: Sendable {
     /// recent changes.
     public var totalSize: Int {
         let engine = self.engine
-        return queue.sync { (try? engine.totals().size) ?? 0 }
+        return onQueue { (try? engine.totals().size) ?? 0 }
     }
 
     /// Number of entries (after pending writes).
     public var totalCount: Int {
         let engine = self.engine
-        return queue.sync { (try? engine.totals().count) ?? 0 }
+        return onQueue { (try? engine.totals().count) ?? 0 }
     }
 
     /// Count, bytes and the oldest and newest entry dates (after pending writes).
     public func statistics() throws -> DiskCacheStatistics {
         let engine = self.engine
-        return try queue.sync { try engine.statistics() }
+        return try onQueue { try engine.statistics() }
     }
 
     /// Blocks until every pending write and removal is on disk.
     public func flush() {
-        queue.sync {}
+        onQueue {}
     }
 
     /// Returns once every pending write and removal is on disk.
@@ -268,7 +287,7 @@ public final class DiskCache: Sendable {
     /// Rebuilds the index from the files (for example after files were changed by hand).
     public func rebuildIndex() throws {
         let engine = self.engine
-        try queue.sync { try engine.rebuildIndex() }
+        try onQueue { try engine.rebuildIndex() }
     }
 
     /// Moves the entries of an older cache directory into this one (existing entries win) and
@@ -277,6 +296,6 @@ public final class DiskCache: Sendable {
     public func migrate(from oldDirectory: URL) throws -> Int {
         let engine = self.engine
         let path = oldDirectory.standardizedFileURL.path
-        return try queue.sync { try engine.migrate(from: path) }
+        return try onQueue { try engine.migrate(from: path) }
     }
 }

@@ -32,6 +32,7 @@ public struct DiskCacheConfiguration: Sendable {
     /// system supports them (mainly for tests).
     public var forceSideRecords: Bool = false
 
+    /// A configuration; each parameter defaults to the value documented on its property.
     public init(
         maxDiskAge: TimeInterval = 7 * 24 * 60 * 60,
         maxDiskSize: Int = 0,
@@ -63,6 +64,7 @@ public struct DiskCacheExtendedData: Sendable, Hashable, Codable {
     /// Anything else the application wants to keep with the entry.
     public var userData: Data?
 
+    /// Extended data with the given fields (all optional).
     public init(
         originalURL: String? = nil,
         contentType: String? = nil,

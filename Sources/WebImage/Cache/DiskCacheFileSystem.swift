@@ -87,14 +87,14 @@ enum DiskCacheFileSystem {
     /// The date (milliseconds since 1970) of `kind` for the file at `path`.
     static func date(_ kind: DiskCacheExpireDate, of info: stat, path: String) -> Int64 {
         switch kind {
-        case .accessDate: return milliseconds(info.st_atim)
-        case .modificationDate: return milliseconds(info.st_mtim)
-        case .changeDate: return milliseconds(info.st_ctim)
+        case .accessDate: return milliseconds(accessTime(info))
+        case .modificationDate: return milliseconds(modificationTime(info))
+        case .changeDate: return milliseconds(changeTime(info))
         case .creationDate:
             if let created = (try? FileManager.default.attributesOfItem(atPath: path))?[.creationDate] as? Date {
-                return Int64((created.timeIntervalSince1970 * 1000).rounded())
+                return DiskCacheStore.milliseconds(created.timeIntervalSince1970)
             }
-            return milliseconds(info.st_ctim)
+            return milliseconds(changeTime(info))
         }
     }
 
@@ -158,6 +158,16 @@ enum DiskCacheFileSystem {
 
     /// `UTIME_OMIT` (`(1 << 30) - 2` on Linux): leave that time unchanged.
     private static let utimeOmit = (1 << 30) - 2
+
+    #if canImport(Glibc)
+        private static func accessTime(_ info: stat) -> timespec { info.st_atim }
+        private static func modificationTime(_ info: stat) -> timespec { info.st_mtim }
+        private static func changeTime(_ info: stat) -> timespec { info.st_ctim }
+    #else
+        private static func accessTime(_ info: stat) -> timespec { info.st_atimespec }
+        private static func modificationTime(_ info: stat) -> timespec { info.st_mtimespec }
+        private static func changeTime(_ info: stat) -> timespec { info.st_ctimespec }
+    #endif
 
     static func milliseconds(_ time: timespec) -> Int64 {
         Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000

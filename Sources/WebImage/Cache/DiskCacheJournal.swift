@@ -57,7 +57,7 @@ final class DiskCacheJournal {
         let size = Int(info.st_size)
         guard size > offset else { return .upToDate }
         guard let bytes = readRange(from: offset, count: size - offset) else { return .needsRebuild }
-        let consumed = apply(bytes, to: &index)
+        let consumed = apply(bytes[...], to: &index)
         offset += consumed
         hasPartialTail = consumed < bytes.count
         return .upToDate
@@ -186,52 +186,70 @@ final class DiskCacheJournal {
     }
 
     /// Applies the complete lines of `bytes`; returns how many bytes they span.
-    private func apply<C: RandomAccessCollection>(_ bytes: C, to index: inout DiskCacheIndex) -> Int
-    where C.Element == UInt8, C.Index == Int {
-        var lineStart = bytes.startIndex
-        var position = bytes.startIndex
-        while position < bytes.endIndex {
-            if bytes[position] == UInt8(ascii: "\n") {
-                applyLine(bytes[lineStart..<position], to: &index)
-                lineCount += 1
-                lineStart = position + 1
+    private func apply(_ bytes: ArraySlice<UInt8>, to index: inout DiskCacheIndex) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var lineStart = 0
+            var position = 0
+            let count = buffer.count
+            while position < count {
+                if buffer[position] == UInt8(ascii: "\n") {
+                    applyLine(UnsafeBufferPointer(rebasing: buffer[lineStart..<position]), to: &index)
+                    lineCount += 1
+                    lineStart = position + 1
+                }
+                position += 1
             }
-            position += 1
+            return lineStart
         }
-        return lineStart - bytes.startIndex
     }
 
-    private func applyLine<C: RandomAccessCollection>(_ line: C, to index: inout DiskCacheIndex)
-    where C.Element == UInt8, C.Index == Int {
+    /// Applies one record: `+name size date` or `-name`. Malformed lines are ignored.
+    private func applyLine(_ line: UnsafeBufferPointer<UInt8>, to index: inout DiskCacheIndex) {
         guard let op = line.first else { return }
-        let rest = line[(line.startIndex + 1)...]
+        let rest = UnsafeBufferPointer(rebasing: line[1...])
         if op == UInt8(ascii: "-") {
-            let name = String(decoding: rest, as: UTF8.self)
-            if DiskCacheFileName.isEntryName(name) { index.remove(name) }
+            guard Self.isEntryName(rest) else { return }
+            index.remove(String(decoding: rest, as: UTF8.self))
             return
         }
-        guard op == UInt8(ascii: "+") else { return }
-        let fields = rest.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard fields.count == 3, let size = Self.parseInt(fields[1]), size >= 0, let date = Self.parseInt(fields[2]) else {
-            return
-        }
-        let name = String(decoding: fields[0], as: UTF8.self)
-        guard DiskCacheFileName.isEntryName(name) else { return }
-        index.upsert(name, size: Int(size), date: date)
+        guard op == UInt8(ascii: "+"), let firstSpace = rest.firstIndex(of: UInt8(ascii: " ")) else { return }
+        let name = UnsafeBufferPointer(rebasing: rest[..<firstSpace])
+        let fields = UnsafeBufferPointer(rebasing: rest[(firstSpace + 1)...])
+        guard let secondSpace = fields.firstIndex(of: UInt8(ascii: " ")),
+            let size = Self.parseInt(UnsafeBufferPointer(rebasing: fields[..<secondSpace])), size >= 0,
+            let date = Self.parseInt(UnsafeBufferPointer(rebasing: fields[(secondSpace + 1)...])),
+            Self.isEntryName(name)
+        else { return }
+        index.upsert(String(decoding: name, as: UTF8.self), size: Int(size), date: date)
     }
 
-    private static func parseInt<C: Collection>(_ digits: C) -> Int64? where C.Element == UInt8 {
+    /// ``DiskCacheFileName/isEntryName(_:)`` on raw bytes.
+    private static func isEntryName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count >= 64, name.count <= 73 else { return false }
+        for i in 0..<64 {
+            let byte = name[i]
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
+        }
+        if name.count == 64 { return true }
+        guard name[64] == UInt8(ascii: "."), name.count > 65 else { return false }
+        for i in 65..<name.count {
+            let byte = name[i]
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private static func parseInt(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard !digits.isEmpty, digits.count <= 18 else { return nil }
         var value: Int64 = 0
-        var negative = false
-        var first = true
-        for byte in digits {
-            if first && byte == UInt8(ascii: "-") {
-                negative = true
-                first = false
-                continue
-            }
-            first = false
+        var start = 0
+        let negative = digits[0] == UInt8(ascii: "-")
+        if negative { start = 1 }
+        guard start < digits.count else { return nil }
+        for i in start..<digits.count {
+            let byte = digits[i]
             guard byte >= 0x30 && byte <= 0x39 else { return nil }
             value = value * 10 + Int64(byte - 0x30)
         }

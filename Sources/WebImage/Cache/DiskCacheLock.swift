@@ -11,6 +11,11 @@ import Foundation
 /// the directory never interleave them. `flock` does not exclude threads of one process that
 /// share the descriptor, so ``DiskCacheStore`` also holds its own mutex around it. If the
 /// directory (and so the lock file) was deleted, the next ``lock()`` re-creates both.
+///
+/// The lock file's first byte is a "dirty" flag: `1` while a holder is inside its critical
+/// section, `0` after. A holder killed mid-section (between renaming an entry and recording it,
+/// say) leaves `1`; the next holder sees it and rebuilds the index from the files. Crashes are
+/// rare, so this O(n) recovery keeps the normal path at two extra one-byte writes.
 /// Used only under ``DiskCacheStore``'s mutex.
 final class DiskCacheLock {
     private let directory: String
@@ -28,7 +33,8 @@ final class DiskCacheLock {
     }
 
     /// Takes the lock, re-creating the directory and the lock file when they are gone.
-    func lock() throws {
+    /// - Returns: whether the previous holder died inside its critical section.
+    func lock() throws -> Bool {
         for _ in 0..<8 {
             try openIfNeeded()
             var result: Int32
@@ -37,7 +43,13 @@ final class DiskCacheLock {
                 throw WebImageError.cacheIO(reason: "flock \(path): \(DiskCacheFileSystem.errorText())")
             }
             // The file may have been replaced while we waited; then lock the new one.
-            if let info = DiskCacheFileSystem.status(path), info.st_ino == inode { return }
+            if let info = DiskCacheFileSystem.status(path), info.st_ino == inode {
+                var flag: UInt8 = 0
+                let got = pread(fd, &flag, 1, 0)
+                var dirty: UInt8 = UInt8(ascii: "1")
+                _ = pwrite(fd, &dirty, 1, 0)
+                return got == 1 && flag == UInt8(ascii: "1")
+            }
             _ = flock(fd, LOCK_UN)
             close(fd)
             fd = -1
@@ -47,7 +59,10 @@ final class DiskCacheLock {
 
     /// Releases the lock.
     func unlock() {
-        if fd >= 0 { _ = flock(fd, LOCK_UN) }
+        guard fd >= 0 else { return }
+        var clean: UInt8 = UInt8(ascii: "0")
+        _ = pwrite(fd, &clean, 1, 0)
+        _ = flock(fd, LOCK_UN)
     }
 
     private func openIfNeeded() throws {

@@ -51,9 +51,9 @@ final class DiskCacheStore: Sendable {
     /// appends the records `body` produced to the shared index file.
     private func withIndex<T: Sendable>(_ body: (inout DiskCacheIndex, inout [UInt8]) throws -> T) throws -> T {
         try state.withLock { state throws -> T in
-            try state.lock.lock()
+            let previousHolderDied = try state.lock.lock()
             defer { state.lock.unlock() }
-            if state.journal.sync(into: &state.index) == .needsRebuild {
+            if state.journal.sync(into: &state.index) == .needsRebuild || previousHolderDied {
                 try rebuild(&state)
             }
             var records: [UInt8] = []
@@ -82,23 +82,31 @@ final class DiskCacheStore: Sendable {
     /// Rebuilds the index from the files (after the files were changed from outside the cache).
     func rebuildIndex() throws {
         try state.withLock { state throws in
-            try state.lock.lock()
+            _ = try state.lock.lock()
             defer { state.lock.unlock() }
             try rebuild(&state)
         }
     }
 
-    private var nowMilliseconds: Int64 { Int64((now() * 1000).rounded()) }
+    private var nowMilliseconds: Int64 { Self.milliseconds(now()) }
+
+    /// `seconds` as whole milliseconds, clamped so that odd clocks never trap.
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        let value = (seconds * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(max(-1e15, min(1e15, value)))
+    }
 
     // MARK: writing
 
     /// Writes `data` as entry `name` atomically: a temporary file in the directory, then a
     /// rename under the lock. Trims to half of `maxDiskSize` when the total exceeds it.
-    func write(_ data: Data, name: String, extendedData: DiskCacheExtendedData?) throws {
+    /// - Parameter date: the entry's date (seconds since 1970); default now.
+    func write(_ data: Data, name: String, extendedData: DiskCacheExtendedData?, date storedAt: Double? = nil) throws {
         let temp = directory + "/.tmp-\(getpid())-\(tempCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
         let encoded = try extendedData.map { try JSONEncoder().encode($0) }
         let xattr = usesSideRecords ? nil : encoded.map { (Self.xattrName, $0) }
-        let seconds = now()
+        let seconds = storedAt ?? now()
         var result = try DiskCacheFileSystem.writeNewFile(data, at: temp, date: seconds, xattr: xattr)
         if result.errnoOnOpen == ENOENT {
             try DiskCacheFileSystem.createDirectory(directory)
@@ -113,7 +121,7 @@ final class DiskCacheStore: Sendable {
             _ = try DiskCacheFileSystem.writeNewFile(encoded, at: sideTemp, date: seconds, xattr: nil)
         }
         let size = data.count
-        let date = Int64((seconds * 1000).rounded())
+        let date = Self.milliseconds(seconds)
         do {
             try withIndex { index, records in
                 let final = path(forName: name)
@@ -160,7 +168,7 @@ final class DiskCacheStore: Sendable {
             if configuration.expireDate == .accessDate {
                 let seconds = now()
                 DiskCacheFileSystem.touchAccess(full, date: seconds)
-                let date = Int64((seconds * 1000).rounded())
+                let date = Self.milliseconds(seconds)
                 try? withIndex { index, records in
                     index.upsert(name, size: data.count, date: date)
                     DiskCacheJournal.appendUpsert(name: name, size: data.count, date: date, to: &records)
@@ -208,7 +216,7 @@ final class DiskCacheStore: Sendable {
     /// Removes every entry (files of other processes' writes in flight are left alone).
     func removeAll() throws {
         try state.withLock { state throws in
-            try state.lock.lock()
+            _ = try state.lock.lock()
             defer { state.lock.unlock() }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             for name in names where DiskCacheFileName.isEntryName(name) || name.hasPrefix(".meta-") {
@@ -226,10 +234,13 @@ final class DiskCacheStore: Sendable {
     func removeExpired(maxAge: TimeInterval? = nil, maxSize: Int? = nil) throws -> Int {
         let age = maxAge ?? configuration.maxDiskAge
         let limit = maxSize ?? configuration.maxDiskSize
-        let cutoff = nowMilliseconds - Int64(age * 1000)
+        // Ages too large for the clock (or not numbers) expire nothing instead of trapping.
+        let ageMilliseconds = age * 1000
+        let expires = age >= 0 && ageMilliseconds.isFinite && ageMilliseconds < 1e15
+        let cutoff = expires ? nowMilliseconds - Int64(ageMilliseconds) : Int64.min
         return try withIndex { index, records in
             var removed = 0
-            if age >= 0 {
+            if expires {
                 while let (name, date) = index.oldest(), date < cutoff {
                     _ = index.popOldest()
                     removeFiles(name)
@@ -262,6 +273,11 @@ final class DiskCacheStore: Sendable {
             let newest = index.newestDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
             return DiskCacheStatistics(count: index.count, bytes: index.totalSize, oldest: oldest, newest: newest)
         }
+    }
+
+    /// Entry name → size as the index has it (after bringing it up to date); for tests.
+    func indexSnapshot() throws -> [String: Int] {
+        try withIndex { index, _ in index.entries.mapValues(\.size) }
     }
 
     /// Whether the index lists `name` (after bringing it up to date).

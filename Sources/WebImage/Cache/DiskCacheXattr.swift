@@ -8,8 +8,8 @@ import Foundation
 /// The C library's extended-attribute calls, looked up at run time.
 ///
 /// Swift's `Glibc` module does not export `<sys/xattr.h>`, so the four functions are found
-/// with `dlsym` in the C library already loaded. When one is missing every call reports
-/// `ENOTSUP`, and the disk cache falls back to side records.
+/// with `dlsym` in the C library already loaded (Linux only; Apple's signatures differ). When
+/// one is missing every call reports `ENOTSUP`, and the disk cache falls back to side records.
 enum XattrCalls {
     private typealias SetFunction = @convention(c) (
         UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32
@@ -23,8 +23,13 @@ enum XattrCalls {
     private typealias RemoveFunction = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
 
     private static func lookup<F>(_ name: String, as type: F.Type) -> F? {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
-        return unsafeBitCast(symbol, to: type)
+        #if os(Linux)
+            guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
+            return unsafeBitCast(symbol, to: type)
+        #else
+            // Apple's calls take extra position/options arguments: use side records there.
+            return nil
+        #endif
     }
 
     private static let setFunction = lookup("setxattr", as: SetFunction.self)

@@ -21,6 +21,7 @@ public final class ImageCache: Sendable {
         /// Options for images encoded for the disk when no original bytes are given.
         public var encodeOptions: EncodeOptions = .default
 
+        /// A configuration; each parameter defaults to the value documented on its property.
         public init(
             shouldCacheImagesInMemory: Bool = true,
             memory: MemoryCache.Configuration = MemoryCache.Configuration(),
@@ -137,12 +138,16 @@ public final class ImageCache: Sendable {
     }
 
     /// The bytes an image without original data is stored as: its own format when a coder
-    /// encodes it, else PNG when it has alpha, else JPEG.
+    /// encodes it, else PNG when it has alpha, else JPEG. When no coder writes that format,
+    /// the next one that can keep the image goes (alpha: WebP lossless, then JPEG).
     static func encodeForDisk(_ image: Image, coders: CodersManager, options: EncodeOptions) throws -> Data {
-        var format = image.format
-        if format == .unknown || !coders.canEncode(format) {
-            format = image.hasAlpha ? .png : .jpeg
+        let candidates: [ImageFormat] =
+            image.hasAlpha ? [image.format, .png, .webp, .jpeg] : [image.format, .jpeg, .png, .webp]
+        guard let format = candidates.first(where: { $0 != .unknown && coders.canEncode($0) }) else {
+            throw WebImageError.encodingFailed(reason: "no registered coder encodes \(image.format), PNG, WebP or JPEG")
         }
+        var options = options
+        if format == .webp && image.hasAlpha && format != image.format { options.lossless = true }
         return try coders.encode(image, format: format, options: options)
     }
 

@@ -13,6 +13,7 @@ public struct ImageCacheQueryResult: Sendable {
     /// Whether the query was cancelled before it finished (then nothing else is set).
     public var isCancelled: Bool
 
+    /// A result with the given fields (default: a miss).
     public init(image: Image? = nil, data: Data? = nil, cacheType: ImageCacheType = .none, isCancelled: Bool = false) {
         self.image = image
         self.data = data

@@ -30,6 +30,7 @@ public final class MemoryCache: Sendable {
         /// are found again (default `true`).
         public var shouldUseWeakMemoryCache: Bool
 
+        /// A configuration; each parameter defaults to the value documented on its property.
         public init(
             costLimit: Int = MemoryCache.defaultCostLimit,
             countLimit: Int = 0,
