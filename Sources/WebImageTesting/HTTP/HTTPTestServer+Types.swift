@@ -38,6 +38,8 @@ extension HTTPTestServer {
         public var body: Data = Data()
         /// Wait this long before sending the head (bounded by the test that sets it).
         public var headDelay: Duration = .zero
+        /// Wait for this gate to open before sending the head.
+        public var gate: Gate?
         /// Send the body in pieces of this many bytes (`nil`: one piece).
         public var chunkSize: Int?
         /// Wait this long between pieces.

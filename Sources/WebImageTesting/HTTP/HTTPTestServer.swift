@@ -161,6 +161,7 @@ public final class HTTPTestServer: Sendable {
         }
         let response = handler?(request) ?? Response.status(404)
         do {
+            if let gate = response.gate { try await gate.wait() }
             if response.headDelay > .zero { try await Task.sleep(for: response.headDelay) }
             if response.action == .close {
                 state.withLock { $0.inFlight -= 1 }
