@@ -196,3 +196,56 @@ struct LoadingQueueEndToEndTests {
         }
     }
 }
+
+@Suite("Downloader exactly-once delivery under churn (D-3)")
+struct LoadingChurnTests {
+    @Test("Given requests and cancels racing with completing downloads, then every caller completes exactly once")
+    func exactlyOnce() async throws {
+        try await withServerAndDownloader { server, downloader in
+            server.route("/churn.raw", .ok(RawTestCoder.encode(width: 2, height: 2)))
+            let url = server.url("/churn.raw")
+            let callers = 400
+            let counts = Recorder<(Int, String)>()
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for index in 0..<(callers / 8) {
+                            let id = worker * 1_000 + index
+                            let token = downloader.downloadImage(with: url) { counts.append((id, $0.code)) }
+                            if index % 3 == 0 { token.cancel() }
+                            if index % 10 == 0 { await Task.yield() }
+                        }
+                    }
+                }
+            }
+            #expect(await eventually { counts.count >= callers })
+            try await Task.sleep(for: .milliseconds(50))  // let any duplicate delivery show up
+            let values = counts.values
+            #expect(values.count == callers)
+            #expect(Set(values.map(\.0)).count == callers)
+            #expect(values.allSatisfy { $0.1 == "success" || $0.1 == "cancelled" })
+            #expect(values.filter { $0.1 == "cancelled" }.count >= callers / 3)
+            #expect(await eventually { downloader.runningDownloadCount == 0 && downloader.queuedDownloadCount == 0 })
+        }
+    }
+
+    @Test("Given a queue, when the limit is raised, then queued downloads start")
+    func raiseLimit() async throws {
+        var configuration = testDownloaderConfiguration()
+        configuration.maxConcurrentDownloads = 1
+        try await withServerAndDownloader(configuration: configuration) { server, downloader in
+            let gate = HTTPTestServer.Gate()
+            server.route("/held.raw", HTTPTestServer.Response.ok(RawTestCoder.encode(width: 1, height: 1)).with { $0.gate = gate })
+            server.route("/next.raw", .ok(RawTestCoder.encode(width: 1, height: 1)))
+            let results = Recorder<String>()
+            _ = downloader.downloadImage(with: server.url("/held.raw")) { results.append("held \($0.code)") }
+            _ = downloader.downloadImage(with: server.url("/next.raw")) { results.append("next \($0.code)") }
+            #expect(downloader.queuedDownloadCount == 1)
+            downloader.setMaxConcurrentDownloads(2)
+            #expect(await eventually { results.count == 1 })
+            #expect(results.values == ["next success"])
+            gate.open()
+            #expect(await eventually { results.count == 2 })
+        }
+    }
+}
