@@ -25,6 +25,8 @@ let package = Package(
         // configuration (allowInvalidSSLCertificates) and the decompression limit.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
+        // `make docs` only: the DocC plugin (no code of it is linked into any product).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
@@ -79,6 +81,22 @@ let package = Package(
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Decode benchmark driver (Benchmarks/run-decode.sh compares it with C, Pillow, libvips).
+        .executableTarget(
+            name: "webimage-bench",
+            dependencies: ["WebImageCodecs", "WebImageCore"],
+            path: "Benchmarks/Sources/webimage-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        // Deterministic mutation fuzzer over the corpus (`make fuzz`, under AddressSanitizer).
+        .executableTarget(
+            name: "webimage-fuzz",
+            dependencies: ["WebImageCodecs", "WebImageCore"],
+            path: "Fuzz/Sources/webimage-fuzz",
             swiftSettings: swiftSettings
         ),
 
