@@ -155,6 +155,24 @@ struct LoadingResponseTests {
         }
     }
 
+    @Test("Given a connection reset before the answer or in the middle of the body, then connectionLost and no image")
+    func resets() async throws {
+        try await withServerAndDownloader { server, downloader in
+            let full = RawTestCoder.encode(width: 32, height: 32)
+            server.route("/rst", .reset)
+            server.route("/rst-body", HTTPTestServer.Response.ok(full.prefix(1_500)).with {
+                $0.declaredLength = full.count
+                $0.reset = true
+            })
+            let rst = await loadFinal(downloader, server.url("/rst"))
+            #expect(rst.transportKind == .connectionLost)
+            #expect(await loadFinal(downloader, server.url("/rst-body")).transportKind == .connectionLost)
+            // The pool recovers: a normal request afterwards succeeds.
+            server.route("/fine", .ok(full))
+            #expect(await loadFinal(downloader, server.url("/fine")).code == "success")
+        }
+    }
+
     @Test("Given a body cut short of its Content-Length, then connectionLost and no image is reported")
     func truncatedBody() async throws {
         try await withServerAndDownloader { server, downloader in

@@ -49,6 +49,9 @@ extension HTTPTestServer {
         /// Announce this `Content-Length` instead of the body's size. Larger than the body:
         /// the body is sent and then the connection is closed (a truncated response).
         public var declaredLength: Int?
+        /// End the connection abnormally (``Action/close`` or a truncated body) with a TCP
+        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN).
+        public var reset = false
 
         public init(
             status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
@@ -77,6 +80,9 @@ extension HTTPTestServer {
 
         /// Closes the connection without answering.
         public static let close = Response(action: .close)
+
+        /// Resets the connection (RST) without answering.
+        public static let reset = Response(action: .close).with { $0.reset = true }
 
         /// A copy with changes applied.
         public func with(_ change: (inout Response) -> Void) -> Response {
