@@ -33,6 +33,7 @@ public struct DownloadMetrics: Sendable, Hashable {
     /// The status code of the final response.
     public var statusCode: Int?
 
+    /// Empty metrics.
     public init() {}
 
     /// Seconds from request to end, if both are known.

@@ -6,6 +6,10 @@ import Synchronization
 /// Coalesced callers each get their own token. ``cancel()`` ends only this caller: its
 /// completion receives ``WebImageError/cancelled`` exactly once (unless it already completed),
 /// and the shared network request is cancelled when the last caller leaves.
+///
+/// With `progressiveLoad`, a partial image whose delivery had already begun on the download's
+/// task when `cancel()` ran on another thread may still arrive once; no final result follows
+/// the `cancelled` error.
 public final class DownloadToken: ImageLoaderToken {
     /// The URL requested.
     public let url: URL

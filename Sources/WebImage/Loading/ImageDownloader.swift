@@ -170,6 +170,13 @@ public final class ImageDownloader: ImageLoader {
         for observer in current { observer(event) }
     }
 
+    /// Changes the concurrency limit at run time; queued downloads start at once if it grew.
+    /// Running downloads are never interrupted when it shrinks.
+    public func setMaxConcurrentDownloads(_ limit: Int) {
+        let starts = state.withLock { $0.machine.setMaxConcurrentDownloads(limit) }
+        start(starts)
+    }
+
     // MARK: Introspection (tests, diagnostics)
 
     /// Downloads holding a slot now (running or being cancelled).

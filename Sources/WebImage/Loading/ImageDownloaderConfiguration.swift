@@ -49,13 +49,17 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// Where decodes run (default `ProcessingPool.shared`, SPEC C-7).
     public var processingPool: ProcessingPool = .shared
 
+    /// The defaults listed on each property.
     public init() {}
 
     /// Basic-auth credentials.
     public struct Credentials: Sendable, Hashable {
+        /// The user name.
         public var user: String
+        /// The password.
         public var password: String
 
+        /// Credentials for `user`.
         public init(user: String, password: String) {
             self.user = user
             self.password = password

@@ -57,6 +57,7 @@ public struct ImageLoaderResult: Sendable {
     /// `false` for a progressive partial image; `true` for the final result.
     public var finished: Bool
 
+    /// A result; `finished` is `false` only for progressive partial images.
     public init(image: Image?, data: Data, response: ImageResponseInfo?, finished: Bool) {
         self.image = image
         self.data = data
@@ -74,6 +75,7 @@ public struct ImageResponseInfo: Sendable, Hashable {
     /// All header fields, in order, names as received.
     public var headers: [HTTPHeaderField]
 
+    /// Response metadata.
     public init(statusCode: Int, url: URL?, headers: [HTTPHeaderField]) {
         self.statusCode = statusCode
         self.url = url
@@ -104,9 +106,12 @@ public struct ImageResponseInfo: Sendable, Hashable {
 
 /// One HTTP header field.
 public struct HTTPHeaderField: Sendable, Hashable {
+    /// The field name as sent or received (compare case-insensitively).
     public var name: String
+    /// The field value.
     public var value: String
 
+    /// A field `name: value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -121,6 +126,7 @@ public struct HTTPCacheValidators: Sendable, Hashable {
     /// The `Last-Modified` of the cached response.
     public var lastModified: String?
 
+    /// Validators; either may be absent.
     public init(entityTag: String? = nil, lastModified: String? = nil) {
         self.entityTag = entityTag
         self.lastModified = lastModified

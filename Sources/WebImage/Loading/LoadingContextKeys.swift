@@ -9,6 +9,7 @@ public struct ImageDownloadRequest: Sendable {
     /// The header fields to send.
     public var headers: [HTTPHeaderField]
 
+    /// A request for `url`.
     public init(url: URL, method: String = "GET", headers: [HTTPHeaderField] = []) {
         self.url = url
         self.method = method

@@ -38,6 +38,8 @@ extension HTTPTestServer {
         public var body: Data = Data()
         /// Wait this long before sending the head (bounded by the test that sets it).
         public var headDelay: Duration = .zero
+        /// Wait for this gate to open before sending the head.
+        public var gate: Gate?
         /// Send the body in pieces of this many bytes (`nil`: one piece).
         public var chunkSize: Int?
         /// Wait this long between pieces.
@@ -47,6 +49,9 @@ extension HTTPTestServer {
         /// Announce this `Content-Length` instead of the body's size. Larger than the body:
         /// the body is sent and then the connection is closed (a truncated response).
         public var declaredLength: Int?
+        /// End the connection abnormally (``Action/close`` or a truncated body) with a TCP
+        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN).
+        public var reset = false
 
         public init(
             status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
@@ -75,6 +80,9 @@ extension HTTPTestServer {
 
         /// Closes the connection without answering.
         public static let close = Response(action: .close)
+
+        /// Resets the connection (RST) without answering.
+        public static let reset = Response(action: .close).with { $0.reset = true }
 
         /// A copy with changes applied.
         public func with(_ change: (inout Response) -> Void) -> Response {

@@ -121,7 +121,7 @@ public final class HTTPTestServer: Sendable {
     }
 
     private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
-        try? await connection.executeThenClose { inbound, outbound in
+        _ = try? await connection.executeThenClose { inbound, outbound async throws -> Void in
             var head: HTTPRequestHead?
             for try await part in inbound {
                 switch part {
@@ -133,16 +133,25 @@ public final class HTTPTestServer: Sendable {
                     guard let received = head else { continue }
                     head = nil
                     let keepOpen = try await respond(to: received, outbound: outbound)
-                    if !keepOpen { return }
+                    if case .reset = keepOpen {
+                        // SO_LINGER 0: closing sends RST instead of FIN.
+                        if let provider = connection.channel as? any SocketOptionProvider {
+                            try await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                        }
+                    }
+                    if keepOpen != .keepOpen { return }
                 }
             }
         }
     }
 
-    /// Answers one request; returns whether the connection stays open.
+    /// What happens to the connection after a response.
+    private enum Ending { case keepOpen, close, reset }
+
+    /// Answers one request; returns what happens to the connection.
     private func respond(
         to head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws -> Bool {
+    ) async throws -> Ending {
         let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         let request = Request(
             method: head.method.rawValue, path: path, uri: head.uri,
@@ -161,11 +170,12 @@ public final class HTTPTestServer: Sendable {
         }
         let response = handler?(request) ?? Response.status(404)
         do {
+            if let gate = response.gate { try await gate.wait() }
             if response.headDelay > .zero { try await Task.sleep(for: response.headDelay) }
             if response.action == .close {
                 state.withLock { $0.inFlight -= 1 }
                 finished = true
-                return false
+                return response.reset ? .reset : .close
             }
             var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
             let truncated = response.declaredLength.map { $0 > response.body.count } ?? false
@@ -189,14 +199,14 @@ public final class HTTPTestServer: Sendable {
             if truncated {
                 state.withLock { $0.inFlight -= 1 }
                 finished = true
-                return false
+                return response.reset ? .reset : .close
             }
             if !finished {
                 state.withLock { $0.inFlight -= 1 }
                 finished = true
             }
             try await outbound.write(.end(nil))
-            return true
+            return .keepOpen
         } catch {
             if !finished { state.withLock { $0.aborted += 1 } }
             throw error
