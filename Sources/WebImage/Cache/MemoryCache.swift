@@ -103,10 +103,10 @@ public final class MemoryCache: Sendable {
     /// The image stored under `key`, or `nil`. A hit makes the entry most recently used.
     /// Synchronous and O(1); the image is shared, not copied.
     public func image(forKey key: String) -> Image? {
-        let time = now()
-        return state.withLock { state in
+        state.withLock { state in
             if let hit = state.list.promote(key) {
-                if let lifetime = state.configuration.entryLifetime, time - hit.insertedAt > lifetime {
+                // The clock is read only when entries can expire: a plain hit costs no time call.
+                if let lifetime = state.configuration.entryLifetime, now() - hit.insertedAt > lifetime {
                     state.list.remove(key)
                     state.weak[key] = nil
                     return nil
@@ -120,7 +120,7 @@ public final class MemoryCache: Sendable {
             }
             // Found again through the weak layer: put it back (its age restarts).
             if Self.fitsEntryLimit(image.cost, state.configuration) {
-                state.list.insert(image, forKey: key, cost: image.cost, now: time)
+                state.list.insert(image, forKey: key, cost: image.cost, now: now())
                 Self.enforceLimits(&state)
             }
             return image
