@@ -1,0 +1,35 @@
+import Foundation
+import WebImage
+
+/// Decode → encode → atomic write, shared by `webimage convert` and the demo's thumbnails.
+struct ImageConversion {
+    var format: ImageFormat
+    var decodeOptions = DecodeOptions()
+    var encodeOptions = EncodeOptions()
+    var coders: CodersManager = .shared
+
+    /// What a conversion produced.
+    struct Result {
+        var image: Image
+        var bytes: Int
+    }
+
+    /// Decodes `data`, encodes it as ``format`` and writes it to `output` atomically (a
+    /// temporary file renamed into place, so a reader never sees half a file).
+    /// - Throws: the decoder's or encoder's ``WebImageError``; `cacheIO` when writing fails.
+    func convert(_ data: Data, to output: URL) throws -> Result {
+        let image = try coders.decode(data, options: decodeOptions)
+        return try write(image, to: output)
+    }
+
+    /// Encodes `image` as ``format`` and writes it to `output` atomically.
+    func write(_ image: Image, to output: URL) throws -> Result {
+        let encoded = try coders.encode(image, format: format, options: encodeOptions)
+        do {
+            try encoded.write(to: output, options: .atomic)
+        } catch {
+            throw WebImageError.cacheIO(reason: "cannot write \(output.path): \(error.localizedDescription)")
+        }
+        return Result(image: image, bytes: encoded.count)
+    }
+}
