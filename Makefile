@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test demo clean
+.PHONY: setup build release test demo docs bench bench-setup fuzz clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -25,6 +25,29 @@ test: setup
 ## demo: build the tool and run its self-contained demo
 demo: release
 	$(SWIFT) run -c release --skip-build webimage demo
+
+## docs: DocC documentation of the library targets as one archive (links resolve across
+## modules); any warning is an error. Output: .build/docs
+docs: setup
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation \
+	  --target WebImage --target WebImageCore --target WebImageCodecs \
+	  --enable-experimental-combined-documentation --output-path .build/docs --warnings-as-errors
+
+## bench-setup: what the benchmarks compare against (Pillow, pyvips, libvips-tools, gcc)
+bench-setup: setup
+	@EXTRA_PACKAGES="libvips-tools gcc" bash scripts/setup.sh
+	@python3 -c "import PIL, pyvips" 2>/dev/null || python3 -m pip install -q pillow pyvips
+
+## bench: decode benchmarks against the C libraries, Pillow and libvips (docs/PERFORMANCE.md)
+bench: bench-setup
+	bash Benchmarks/run-decode.sh
+
+## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
+## every decoder entry point, under AddressSanitizer (own build folder .build-asan)
+FUZZ_MUTATIONS ?= 50
+fuzz: setup
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz
+	.build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
 
 clean:
 	rm -rf .build

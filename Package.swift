@@ -19,6 +19,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `make docs` only: the DocC plugin (no code of it is linked into any product).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
@@ -58,6 +60,22 @@ let package = Package(
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Decode benchmark driver (Benchmarks/run-decode.sh compares it with C, Pillow, libvips).
+        .executableTarget(
+            name: "webimage-bench",
+            dependencies: ["WebImageCodecs", "WebImageCore"],
+            path: "Benchmarks/Sources/webimage-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        // Deterministic mutation fuzzer over the corpus (`make fuzz`, under AddressSanitizer).
+        .executableTarget(
+            name: "webimage-fuzz",
+            dependencies: ["WebImageCodecs", "WebImageCore"],
+            path: "Fuzz/Sources/webimage-fuzz",
             swiftSettings: swiftSettings
         ),
 

@@ -7,7 +7,11 @@ public enum FileSizeSearch {
     /// the lowest quality is too large, shrinking the image by 3/4 per step (at most 8 steps).
     /// Returns the smallest result found when nothing fits.
     ///
-    /// - Parameter encodeAt: encodes an image at a quality in 0…1.
+    /// - Parameters:
+    ///   - image: the image to encode.
+    ///   - maxBytes: the size to fit in.
+    ///   - startQuality: the quality to try first (the caller's requested quality).
+    ///   - encodeAt: encodes an image at a quality in 0…1.
     public static func encode(
         _ image: Image,
         maxBytes: Int,

@@ -54,7 +54,9 @@ public protocol ProgressiveImageDecoding: ImageCoder {
 /// calls it serially.
 public protocol IncrementalImageDecoder: AnyObject {
     /// Feeds all bytes received so far (a growing prefix of the file).
-    /// - Parameter isComplete: whether `data` is the whole file.
+    /// - Parameters:
+    ///   - data: every byte received so far, from the start of the file.
+    ///   - isComplete: whether `data` is the whole file.
     /// - Returns: a new partial image when there is more to show than at the last call, or the
     ///   complete image when `isComplete`; `nil` when nothing new can be shown yet.
     /// - Throws: only when `isComplete` and the data is not decodable.

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A running load that can be cancelled (SPEC M-10). Cancelling ends the load for this caller
+/// only; its completion runs once with ``/WebImageCore/WebImageError/cancelled`` unless it already finished.
+public protocol ImageOperation: AnyObject, Sendable {
+    /// Cancels the load.
+    func cancel()
+    /// Whether ``cancel()`` was called.
+    var isCancelled: Bool { get }
+}
+
+/// The call shape of the pipeline: one URL in, one image out. `ImageManager` implements it;
+/// display targets (the Binding layer) and the prefetcher only depend on this protocol, which
+/// keeps them testable with a scripted manager.
+public protocol ImageManaging: Sendable {
+    /// Starts loading `url`. A `nil` URL completes at once with ``/WebImageCore/WebImageError/invalidURL(_:)``.
+    /// - Returns: the running operation, or `nil` when the load finished synchronously.
+    @discardableResult
+    func loadImage(
+        with url: URL?,
+        options: WebImageOptions,
+        context: WebImageContext,
+        progress: ImageProgressHandler?,
+        completed: @escaping ImageCompletionHandler
+    ) -> (any ImageOperation)?
+}
