@@ -56,6 +56,16 @@ enum CLIRunner {
         process.standardOutput = outHandle
         process.standardError = errHandle
         try process.run()
+        // Hang detection only (not a timing assertion): a run that outlives the bound is killed.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                throw CLIError.timedOut(arguments)
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         process.waitUntilExit()
         try outHandle.close()
         try errHandle.close()
@@ -74,6 +84,13 @@ enum CLIRunner {
 
     enum CLIError: Error, CustomStringConvertible {
         case binaryNotFound
-        var description: String { "the webimage binary was not found next to the test bundle (build it first)" }
+        case timedOut([String])
+
+        var description: String {
+            switch self {
+            case .binaryNotFound: "the webimage binary was not found next to the test bundle (build it first)"
+            case .timedOut(let arguments): "webimage \(arguments.joined(separator: " ")) did not finish within 120 s"
+            }
+        }
     }
 }
