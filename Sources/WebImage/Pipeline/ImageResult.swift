@@ -11,8 +11,8 @@ public struct ImageResult: Sendable {
     public var cacheType: ImageCacheType
     /// The requested URL.
     public var url: URL
-    /// `false` for an intermediate delivery: a progressive partial image, or the cached copy a
-    /// `refreshCached` load shows before revalidating.
+    /// `false` for a progressive partial image (more of the same image follows); `true` for a
+    /// complete image.
     public var isFinal: Bool
 
     public init(image: Image?, data: Data? = nil, cacheType: ImageCacheType, url: URL, isFinal: Bool = true) {
@@ -28,8 +28,9 @@ public struct ImageResult: Sendable {
 /// and the URL.
 public typealias ImageProgressHandler = @Sendable (_ receivedSize: Int64, _ expectedSize: Int64?, _ url: URL) -> Void
 
-/// The completion of a load. It runs once with the final outcome — success, error, or
-/// ``/WebImageCore/WebImageError/cancelled`` — and may run before that with intermediate results
-/// (``ImageResult/isFinal`` `false`): progressive partial images, and the cached image of a
-/// `refreshCached` load.
+/// The completion of a load. It runs exactly once with the outcome — success, error, or
+/// ``/WebImageCore/WebImageError/cancelled`` — with two exceptions, both SDWebImage's:
+/// - progressive loads first deliver partial images (``ImageResult/isFinal`` `false`);
+/// - a `refreshCached` load with a cached image delivers that image at once, then a second time
+///   only if the server sends a different image (a 304 Not Modified delivers nothing more).
 public typealias ImageCompletionHandler = @Sendable (Result<ImageResult, WebImageError>) -> Void

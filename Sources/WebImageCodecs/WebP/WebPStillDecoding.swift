@@ -1,0 +1,47 @@
+import CWebP
+import Foundation
+import WebImageCore
+
+/// Decoding of still (non-animated) WebP images: lossy, lossless, with or without alpha.
+enum WebPStillDecoding {
+    /// Decodes a still image straight into its final ``PixelBuffer``.
+    ///
+    /// The limits are checked from the header before anything is allocated. When the options
+    /// ask for a smaller size, libwebp scales while decoding (no full-size buffer, no second pass).
+    static func decode(_ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions) throws -> Image {
+        let full = PixelSize(width: Int(features.width), height: Int(features.height))
+        try options.limits.check(canvas: full)
+        let target = options.targetSize(for: full)
+
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw WebImageError.unsupportedFormat(.webp, reason: "libwebp decoder ABI mismatch")
+        }
+        if target != full {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(target.width)
+            config.options.scaled_height = Int32(target.height)
+        }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        defer { WebPFreeDecBuffer(&config.output) }
+
+        let pixels = try data.withUnsafeBytes { raw -> PixelBuffer in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                throw WebImageError.badImageData(reason: "empty WebP data")
+            }
+            return try PixelBuffer.make(width: target.width, height: target.height) { out in
+                config.output.u.RGBA.rgba = out.baseAddress
+                config.output.u.RGBA.stride = Int32(target.width * PixelBuffer.bytesPerPixel)
+                config.output.u.RGBA.size = out.count
+                let status = WebPDecode(base, raw.count, &config)
+                guard status == VP8_STATUS_OK else {
+                    throw WebImageError.badImageData(reason: "WebP: \(WebPSupport.describe(status))")
+                }
+            }
+        }
+        return Image(
+            pixels: pixels, scale: WebPSupport.scale(options), format: .webp,
+            hasAlpha: features.has_alpha != 0)
+    }
+}
