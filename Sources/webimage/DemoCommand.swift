@@ -96,7 +96,7 @@ struct DemoCommand: ParsableCommand {
     }
 
     private func run(_ sample: DemoSample, index: Int, into directory: URL, coders: CodersManager) -> Outcome {
-        let report = ImageReport.inspect(sample.data, file: sample.label, decode: true, coders: coders)
+        let report = ImageReport.inspect(sample.data, file: sample.label, decode: true, keepImage: true, coders: coders)
         switch sample.kind {
         case .malformed:
             guard let code = report.errorCode else {

@@ -49,9 +49,10 @@ struct ImageReport: Encodable {
     var failed: Bool { error != nil }
 
     /// Inspects `data` (named `file` in the report): header metadata through
-    /// `CodersManager.readMetadata`, then, when `decode` is set, a full timed decode.
+    /// `CodersManager.readMetadata`, then, when `decode` is set, a full timed decode. The decoded
+    /// image is kept in ``decodedImage`` only when `keepImage` is set.
     static func inspect(
-        _ data: Data, file: String, decode: Bool, options: DecodeOptions = .default,
+        _ data: Data, file: String, decode: Bool, keepImage: Bool = false, options: DecodeOptions = .default,
         coders: CodersManager = .shared
     ) -> ImageReport {
         var report = ImageReport(file: file, includesDecode: decode)
@@ -74,7 +75,7 @@ struct ImageReport: Encodable {
         do {
             let image = try coders.decode(data, options: options)
             report.decodeMs = milliseconds(start.duration(to: .now))
-            report.decodedImage = image
+            if keepImage { report.decodedImage = image }
             if report.frames == nil { report.frames = image.frames.count }
         } catch {
             report.decodeMs = milliseconds(start.duration(to: .now))
