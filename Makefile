@@ -46,7 +46,7 @@ bench: bench-setup
 ## every decoder entry point, under AddressSanitizer (own build folder .build-asan)
 FUZZ_MUTATIONS ?= 50
 fuzz: setup
-	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz -Xswiftc -use-ld=lld
 	.build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
 
 clean:

@@ -7,6 +7,8 @@ public enum BuiltInCoders {
         [
             // Each codec adds its coder here.
             WebPCoder(),
+            JPEGCoder(),
+            GIFCoder(),
         ]
     }
 }

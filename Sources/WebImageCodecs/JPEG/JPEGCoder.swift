@@ -1,0 +1,80 @@
+import Foundation
+import WebImageCore
+
+/// The JPEG coder (SPEC C-3), over libjpeg-turbo's TurboJPEG API.
+///
+/// **Decoding** handles baseline, extended and progressive JPEG, Huffman or arithmetic coded,
+/// grayscale, YCbCr, RGB, CMYK and YCCK (converted to RGB; Adobe files store CMYK inverted),
+/// into RGBA8 (opaque). 12-bit and lossless/hierarchical files throw
+/// ``WebImageError/unsupportedFormat(_:reason:)``; truncated or corrupt data throws
+/// ``WebImageError/badImageData(reason:)`` (which libjpeg warnings are
+/// tolerated is documented in `JPEGWarning.swift`). Bytes after the EOI marker are ignored.
+///
+/// - EXIF orientation is applied by default (the result's orientation is `.up`); with
+///   ``DecodeOptions/applyOrientation`` off, pixels are as stored and the tag is reported.
+/// - Thumbnails (``DecodeOptions/targetSize(for:)``, computed on the displayed size) decode at
+///   the smallest DCT scale (1/8 … 1) that still covers the target, then box-filter to the
+///   exact size — a 1/8 thumbnail never materialises the full-size pixels.
+/// - ``DecodeOptions/limits`` are checked on the declared size before pixels are allocated.
+///
+/// **Encoding** writes baseline JPEG from the first frame, orientation applied. JPEG has no
+/// alpha: the alpha channel is ignored (colour channels written as they are, composited over
+/// nothing). Quality 0…1 maps to libjpeg's 1…100; chroma is subsampled 4:2:0 below quality 0.9
+/// and kept 4:4:4 at 0.9 and above. ``EncodeOptions/maxPixelSize`` shrinks first (aspect kept);
+/// ``EncodeOptions/maxFileSize`` follows ``FileSizeSearch``.
+///
+/// Every call creates and destroys its own TurboJPEG instance, so one `JPEGCoder` can be used
+/// from any number of threads.
+public struct JPEGCoder: ProgressiveImageDecoding {
+    public init() {}
+
+    /// Whether `data` starts like a JPEG (`FF D8 FF`).
+    public func canDecode(_ data: Data) -> Bool {
+        ImageFormat.detect(data) == .jpeg
+    }
+
+    /// Decodes `data`.
+    /// - Throws: ``WebImageError`` — `badImageData` (not JPEG, truncated, corrupt),
+    ///   `unsupportedFormat` (12-bit, lossless) or `imageTooLarge` (over ``DecodeOptions/limits``).
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        try JPEGDecompression.decode(data, options: options, acceptDamage: false)
+    }
+
+    /// Reads the stored size and EXIF orientation from the header, without decoding pixels.
+    /// - Throws: ``WebImageError`` — `badImageData` or `unsupportedFormat`.
+    public func readMetadata(_ data: Data) throws -> ImageMetadata {
+        guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
+        let header = try data.withUnsafeBytes { b in
+            try JPEGDecompression.readHeader(b, handle: TurboJPEGHandle.decompressor())
+        }
+        return ImageMetadata(
+            format: .jpeg, pixelSize: header.size, frameCount: 1, isAnimated: false,
+            orientation: header.orientation, hasAlpha: false)
+    }
+
+    /// Whether this coder encodes `format` (JPEG only).
+    public func canEncode(_ format: ImageFormat) -> Bool {
+        format == .jpeg
+    }
+
+    /// Encodes the first frame of `image` as JPEG (see the type's documentation).
+    /// - Throws: ``WebImageError/unsupportedFormat(_:reason:)`` for another format,
+    ///   ``WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
+    public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .jpeg else {
+            throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
+        }
+        return try JPEGCompression.encode(image, options: options)
+    }
+
+    /// JPEG can always be shown while it downloads (rows of a baseline file, passes of a
+    /// progressive one).
+    public func canDecodeIncrementally(_ header: Data) -> Bool {
+        canDecode(header)
+    }
+
+    /// A fresh incremental decoder for one download.
+    public func makeIncrementalDecoder(options: DecodeOptions) -> any IncrementalImageDecoder {
+        JPEGIncrementalDecoder(options: options)
+    }
+}

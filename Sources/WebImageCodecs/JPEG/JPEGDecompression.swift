@@ -1,0 +1,185 @@
+import CTurboJPEG
+import Foundation
+import WebImageCore
+
+/// The JPEG decode shared by ``JPEGCoder/decode(_:options:)`` and the incremental decoder.
+enum JPEGDecompression {
+    /// What the header says, read without decoding pixels.
+    struct Header {
+        /// Size as stored (before orientation).
+        var size: PixelSize
+        /// TurboJPEG colorspace (`TJCS_*`).
+        var colorspace: Int32
+        /// TurboJPEG chrominance subsampling (`TJSAMP_*`).
+        var subsampling: Int32
+        /// EXIF orientation, `.up` when absent.
+        var orientation: ImageOrientation
+        /// Whether an Adobe APP14 marker is present (CMYK is then stored inverted).
+        var hasAdobeMarker: Bool
+        /// Whether the frame is progressive.
+        var isProgressive: Bool
+
+        var isCMYK: Bool {
+            colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        }
+    }
+
+    /// Flags for every decompression: refuse progressive files with an unreasonable number of
+    /// scans (a denial-of-service pattern) instead of spending minutes on them.
+    static let baseFlags = Int32(TJFLAG_LIMITSCANS)
+
+    /// Reads and validates the header of `b`.
+    /// - Throws: `badImageData` for data that is not a readable JPEG header, `unsupportedFormat`
+    ///   for 12/16-bit samples and lossless or hierarchical files.
+    static func readHeader(_ b: UnsafeRawBufferPointer, handle: TurboJPEGHandle) throws -> Header {
+        guard ImageFormat.detect(b) == .jpeg, let base = b.baseAddress else {
+            throw WebImageError.badImageData(reason: "not JPEG data")
+        }
+        var scanner = JPEGMarkerScanner()
+        scanner.scan(b, stopAtFirstScan: true)
+        if let frame = scanner.frame {
+            guard frame.precision == 8 else {
+                throw WebImageError.unsupportedFormat(
+                    .jpeg, reason: "\(frame.precision)-bit samples; only 8-bit JPEG is supported")
+            }
+            guard frame.isSupportedProcess else {
+                throw WebImageError.unsupportedFormat(
+                    .jpeg, reason: String(format: "lossless or hierarchical JPEG (SOF marker 0x%02X)", frame.marker))
+            }
+        }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
+        let rc = tjDecompressHeader3(
+            handle.raw, base.assumingMemoryBound(to: UInt8.self), UInt(b.count),
+            &width, &height, &subsampling, &colorspace)
+        guard rc == 0 else {
+            throw WebImageError.badImageData(reason: "invalid JPEG header: \(handle.errorMessage)")
+        }
+        return Header(
+            size: PixelSize(width: Int(width), height: Int(height)),
+            colorspace: colorspace,
+            subsampling: subsampling,
+            orientation: EXIFOrientation.orientation(fromJPEG: b) ?? .up,
+            hasAdobeMarker: scanner.hasAdobeMarker,
+            isProgressive: scanner.frame?.isProgressive ?? false)
+    }
+
+    /// Decodes `data` per `options`.
+    ///
+    /// - Parameter acceptDamage: accept pixel data damaged by truncation or corruption (the
+    ///   incremental decoder's partial images); otherwise such data throws `badImageData`.
+    ///   See ``JPEGWarning`` for the rule.
+    static func decode(_ data: Data, options: DecodeOptions, acceptDamage: Bool) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
+        return try data.withUnsafeBytes { b in
+            let handle = try TurboJPEGHandle.decompressor()
+            let header = try readHeader(b, handle: handle)
+            // Limits are checked on the declared size, before any pixel memory exists.
+            try options.limits.check(canvas: header.size)
+
+            let orientation = header.orientation
+            let swaps = orientation.swapsDimensions
+            let displayed = swaps ? transposed(header.size) : header.size
+            let displayedTarget = options.targetSize(for: displayed)
+            let storedTarget = swaps ? transposed(displayedTarget) : displayedTarget
+            let decodeSize = dctScaledSize(of: header.size, covering: storedTarget)
+
+            var pixels = try PixelBuffer.make(width: decodeSize.width, height: decodeSize.height) { out in
+                try decompress(b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage)
+            }
+            if pixels.width != storedTarget.width || pixels.height != storedTarget.height {
+                pixels = pixels.downscaled(to: storedTarget)
+            }
+            var resultOrientation = orientation
+            if options.applyOrientation {
+                pixels = pixels.applying(orientation)
+                resultOrientation = .up
+            }
+            return Image(
+                pixels: pixels, scale: validScale(options.scaleFactor), orientation: resultOrientation,
+                format: .jpeg, hasAlpha: false)
+        }
+    }
+
+    /// Runs TurboJPEG into `out` (RGBA, or CMYK converted in place to RGBA).
+    private static func decompress(
+        _ b: UnsafeRawBufferPointer,
+        into out: UnsafeMutableBufferPointer<UInt8>,
+        size: PixelSize,
+        header: Header,
+        handle: TurboJPEGHandle,
+        acceptDamage: Bool
+    ) throws {
+        guard let source = b.baseAddress?.assumingMemoryBound(to: UInt8.self), let destination = out.baseAddress
+        else { throw WebImageError.badImageData(reason: "empty data") }
+        let format = header.isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBA.rawValue)
+        func run(_ flags: Int32) -> Int32 {
+            tjDecompress2(
+                handle.raw, source, UInt(b.count), destination, Int32(size.width), Int32(size.width * 4), Int32(size.height),
+                format, flags)
+        }
+        func failure() -> WebImageError {
+            .badImageData(reason: "JPEG decoding failed: \(handle.errorMessage)")
+        }
+        if acceptDamage {
+            if run(baseFlags) != 0 {
+                guard handle.lastFailureWasWarning, JPEGWarning(message: handle.errorMessage) != .notAWarning else {
+                    throw failure()
+                }
+            }
+        } else if run(baseFlags | Int32(TJFLAG_STOPONWARNING)) != 0 {
+            // Stopping at the first warning tells exactly which warning came first.
+            guard handle.lastFailureWasWarning else { throw failure() }
+            switch JPEGWarning(message: handle.errorMessage) {
+            case .harmless:
+                // Decode again through the harmless warning; anything worse after it still fails.
+                if run(baseFlags) != 0 {
+                    guard handle.lastFailureWasWarning, JPEGWarning(message: handle.errorMessage) == .harmless else {
+                        throw failure()
+                    }
+                }
+            case .damaged:
+                throw WebImageError.badImageData(reason: "truncated or corrupt JPEG: \(handle.errorMessage)")
+            case .notAWarning:
+                throw failure()
+            }
+        }
+        if header.isCMYK {
+            JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
+        }
+    }
+
+    /// The smallest TurboJPEG DCT-scaled size of `full` that is still at least `target` in both
+    /// dimensions (`full` itself when no scaling factor shrinks it that way).
+    static func dctScaledSize(of full: PixelSize, covering target: PixelSize) -> PixelSize {
+        guard target.width < full.width || target.height < full.height else { return full }
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count), count > 0 else { return full }
+        var best = full
+        for index in 0..<Int(count) {
+            let num = Int(factors[index].num)
+            let denom = Int(factors[index].denom)
+            guard num > 0, denom > 0, num <= denom else { continue }
+            // TJSCALED: ceil(dimension × num / denom). JPEG dimensions are ≤ 65535, num ≤ 16.
+            let scaled = PixelSize(
+                width: (full.width * num + denom - 1) / denom,
+                height: (full.height * num + denom - 1) / denom)
+            if scaled.width >= target.width, scaled.height >= target.height, scaled.pixelCount < best.pixelCount {
+                best = scaled
+            }
+        }
+        return best
+    }
+
+    static func transposed(_ size: PixelSize) -> PixelSize {
+        PixelSize(width: size.height, height: size.width)
+    }
+
+    /// `scaleFactor ?? 1`, falling back to 1 for non-positive or non-finite values.
+    static func validScale(_ scale: Double?) -> Double {
+        guard let scale, scale.isFinite, scale > 0 else { return 1 }
+        return scale
+    }
+}
