@@ -88,7 +88,7 @@ struct ImageReport: Encodable {
     /// Reads `path` and inspects it; a file that cannot be read gives a report with the error.
     static func inspect(path: String, decode: Bool) -> ImageReport {
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
             return inspect(data, file: path, decode: decode)
         } catch {
             var report = ImageReport(file: path, includesDecode: decode)
