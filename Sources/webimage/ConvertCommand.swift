@@ -8,8 +8,10 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Convert an image to another format, optionally as a thumbnail.",
         discussion: """
-            The output format is --format, or else the output file's extension. The output is \
-            written atomically: it appears complete or not at all.
+            The output format is --format, or else the output file's extension. Transforms run \
+            after decoding (and after --thumbnail) in a fixed order: crop, resize, rotate, flip, \
+            round corners, blur, grayscale, tint. The output is written atomically: it appears \
+            complete or not at all.
             """)
 
     @Argument(help: "The image to read.")
@@ -37,6 +39,9 @@ struct ConvertCommand: ParsableCommand {
 
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
+
+    @OptionGroup(title: "Transforms")
+    var transform: TransformOptions
 
     /// The output format from `--format` or the output's extension.
     var outputFormat: ImageFormat? {
@@ -67,6 +72,7 @@ struct ConvertCommand: ParsableCommand {
         conversion.encodeOptions.lossless = lossless
         conversion.encodeOptions.maxFileSize = maxFileSize
         conversion.encodeOptions.keepAnimation = !firstFrame
+        conversion.transformer = try transform.makeTransformer()
 
         let data: Data
         do {

@@ -6,6 +6,8 @@ struct ImageConversion {
     var format: ImageFormat
     var decodeOptions = DecodeOptions()
     var encodeOptions = EncodeOptions()
+    /// Applied between decoding and encoding, when set.
+    var transformer: (any ImageTransformer)?
     var coders: CodersManager = .shared
 
     /// What a conversion produced.
@@ -14,11 +16,19 @@ struct ImageConversion {
         var bytes: Int
     }
 
-    /// Decodes `data`, encodes it as ``format`` and writes it to `output` atomically (a
-    /// temporary file renamed into place, so a reader never sees half a file).
-    /// - Throws: the decoder's or encoder's ``WebImageError``; `cacheIO` when writing fails.
+    /// Decodes `data`, applies ``transformer``, encodes as ``format`` and writes to `output`
+    /// atomically (a temporary file renamed into place, so a reader never sees half a file).
+    /// - Throws: the decoder's or encoder's ``WebImageError``; `badImageData` when the transform
+    ///   is impossible for this image; `cacheIO` when writing fails.
     func convert(_ data: Data, to output: URL) throws -> Result {
-        let image = try coders.decode(data, options: decodeOptions)
+        var image = try coders.decode(data, options: decodeOptions)
+        if let transformer {
+            guard let transformed = transformer.transform(image, key: output.path) else {
+                throw WebImageError.badImageData(
+                    reason: "the transform \(transformer.transformerKey) is impossible for this \(image.width)x\(image.height) image")
+            }
+            image = transformed
+        }
         return try write(image, to: output)
     }
 

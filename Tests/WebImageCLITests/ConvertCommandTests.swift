@@ -72,6 +72,26 @@ struct ConvertCommandTests {
         if full > 2000 { #expect(small < full) }
     }
 
+    @Test(
+        "Given --resize and --grayscale, when converting, then the output has the requested size and grey pixels",
+        .enabled(if: roundTripCase != nil))
+    func transforms() throws {
+        let sample = try #require(Self.roundTripCase)
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("t.\(sample.format.fileExtension)")
+        let result = try CLIRunner.run([
+            "convert", Corpus.url(sample.path).path, output.path, "--resize", "20x10", "--grayscale", "--lossless",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let image = try CodersManager.shared.decode(Data(contentsOf: output), options: .default)
+        #expect(image.pixelSize == PixelSize(width: 20, height: 10))
+        if sample.format == .png {  // lossless: grey stays exactly grey
+            let pixel = image.pixels.pixel(x: 10, y: 5)
+            #expect(pixel.r == pixel.g && pixel.g == pixel.b)
+        }
+    }
+
     @Test("Given a malformed input, when converted, then an error is printed, nothing is written, and the exit code is non-zero", .enabled(if: Corpus.isAvailable))
     func malformedInput() throws {
         let directory = try CLIRunner.temporaryDirectory()
@@ -92,6 +112,7 @@ struct ConvertCommandTests {
         ["convert", "in.png", "out.png", "--quality", "150"],
         ["convert", "in.png", "out.png", "--thumbnail", "0"],
         ["convert", "in.png", "out.png", "--no-such-flag"],
+        ["convert", "in.png", "out.png", "--resize", "20by10"],
     ])
     func badArguments(arguments: [String]) throws {
         let result = try CLIRunner.run(arguments)
