@@ -51,8 +51,8 @@ enum HeaderFixtures {
     }
 }
 
-/// A deterministic pseudo-random generator (SplitMix64) for reproducible mutations.
-struct SplitMix64: RandomNumberGenerator {
+/// A deterministic pseudo-random generator (SplitMix64) for reproducible header mutations.
+struct HeaderMutationGenerator: RandomNumberGenerator {
     var state: UInt64
 
     mutating func next() -> UInt64 {
