@@ -5,7 +5,7 @@ import Foundation
     import Darwin
 #endif
 
-/// The few POSIX calls the disk cache needs, with errors turned into ``WebImageError/cacheIO(reason:)``.
+/// The few POSIX calls the disk cache needs, with errors turned into ``/WebImageCore/WebImageError/cacheIO(reason:)``.
 enum DiskCacheFileSystem {
     /// The current `errno` as text.
     static func errorText(_ code: Int32 = errno) -> String {
