@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(UIKit) && !os(watchOS)
+    import UIKit
+#endif
 import WebImageCodecs
 import WebImageCore
 
@@ -82,6 +85,16 @@ public final class ImageCache: Sendable {
         self.configuration = configuration
         self.coders = coders
         self.pool = pool
+        #if canImport(UIKit) && !os(watchOS)
+            // K-4: empty the memory layer when the system warns of low memory, as SDWebImage
+            // does. The observer holds the memory cache weakly. (Linux has no such signal; the
+            // default cost limit is sized for that, see MemoryCache.Configuration.)
+            _ = NotificationCenter.default.addObserver(
+                forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil
+            ) { [weak memoryCache] _ in
+                memoryCache?.removeAll()
+            }
+        #endif
     }
 
     // MARK: storing
