@@ -3,7 +3,9 @@
 //
 // usage: webimage-bench decode FILE ITERATIONS DENOM
 //   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
-// prints: median_ms=<ms> mpix=<megapixels of the source>
+// prints: median_ms=<ms> mpix=<megapixels of the source> size=<WxH out> fnv=<FNV-1a 64 of the
+//   last output's pixels> — the C harness prints the same hash, so equal hashes show that both
+//   sides produced the same pixels.
 import Foundation
 import WebImageCodecs
 import WebImageCore
@@ -37,7 +39,15 @@ do {
     }
     times.sort()
     let mpix = Double(metadata.pixelSize.pixelCount) / 1e6
-    print(String(format: "median_ms=%.3f mpix=%.3f", times[times.count / 2], mpix))
+    let pixels = try coders.decode(data, options: options).pixels  // untimed, for the hash
+    var hash: UInt64 = 1_469_598_103_934_665_603
+    for byte in pixels.bytes {
+        hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211
+    }
+    print(
+        String(
+            format: "median_ms=%.3f mpix=%.3f size=%dx%d fnv=%016llx", times[times.count / 2], mpix, pixels.width,
+            pixels.height, hash))
 } catch {
     FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
     exit(1)
