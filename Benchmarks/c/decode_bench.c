@@ -50,7 +50,7 @@ static unsigned char *last_out;
 static size_t last_size;
 static int last_w, last_h;
 
-static void keep(const unsigned char *pixels, int w, int h) {
+__attribute__((noinline)) static void keep(const unsigned char *pixels, int w, int h) {
     size_t n = (size_t)w * h * 4;
     if (n != last_size) { free(last_out); last_out = malloc(n); last_size = n; }
     memcpy(last_out, pixels, n);
