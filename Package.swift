@@ -15,12 +15,22 @@ let package = Package(
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageCore", targets: ["WebImageCore"]),
         .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
+        .library(name: "WebImageAppleAdapters", targets: ["WebImageAppleAdapters"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // `make docs` only: the DocC plugin (no code of it is linked into any product).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Already in the graph through AsyncHTTPClient; named so the loader can import the TLS
+        // configuration (allowInvalidSSLCertificates) and the decompression limit.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
@@ -42,14 +52,40 @@ let package = Package(
         // The library users import: re-exports the model and codecs; caches, loader, pipeline.
         .target(
             name: "WebImage",
-            dependencies: ["WebImageCore", "WebImageCodecs"],
+            dependencies: [
+                "WebImageCore",
+                "WebImageCodecs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // UIKit / AppKit / SwiftUI adapters over the binding (SPEC B-3). Every file is
+        // conditional on its framework, so on Linux this target is empty.
+        .target(
+            name: "WebImageAppleAdapters",
+            dependencies: ["WebImage"],
             swiftSettings: swiftSettings
         ),
 
         // Shared test support: corpus manifest, reference PNG reader, pixel comparison.
         .target(
             name: "WebImageTesting",
-            dependencies: ["WebImageCore", "CSPNG"],
+            dependencies: [
+                "WebImageCore",
+                "CSPNG",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -68,6 +104,14 @@ let package = Package(
             name: "webimage-bench",
             dependencies: ["WebImageCodecs", "WebImageCore"],
             path: "Benchmarks/Sources/webimage-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        // Pipeline benchmark driver: memory-hit overhead and end-to-end loads over loopback.
+        .executableTarget(
+            name: "webimage-pipeline-bench",
+            dependencies: ["WebImage", "WebImageTesting"],
+            path: "Benchmarks/Sources/webimage-pipeline-bench",
             swiftSettings: swiftSettings
         ),
 

@@ -9,6 +9,7 @@ public enum BuiltInCoders {
             WebPCoder(),
             JPEGCoder(),
             GIFCoder(),
+            PNGCoder(),
         ]
     }
 }

@@ -52,11 +52,7 @@ extension ImageDisplayTarget {
             completed?(.failure(.invalidURL(nil)))
             return nil
         }
-        guard let loader = context.customManager ?? manager ?? WebImageDefaults.manager else {
-            state.finish(generation, forKey: key)
-            completed?(.failure(.invalidDownloadOperation(reason: "no image manager: set WebImageDefaults.manager")))
-            return nil
-        }
+        let loader = context.customManager ?? manager ?? WebImageDefaults.manager
         state.progress = 0
         displayProgress(0)
 

@@ -4,9 +4,10 @@ import Synchronization
 public enum WebImageDefaults {
     private static let storage = Mutex<(any ImageManaging)?>(nil)
 
-    /// The manager display targets and the prefetcher use when none is given.
-    public static var manager: (any ImageManaging)? {
-        get { storage.withLock { $0 } }
+    /// The manager display targets and the prefetcher use when none is given: whatever was set
+    /// here, else ``ImageManager/shared``.
+    public static var manager: any ImageManaging {
+        get { storage.withLock { $0 } ?? ImageManager.shared }
         set { storage.withLock { $0 = newValue } }
     }
 }

@@ -25,6 +25,10 @@ public final class WebImageTargetState {
     /// Progress of the latest load, 0…1.
     public internal(set) var progress: Double = 0
 
+    /// Per-target helper objects of toolkit adapters (for example one target per button
+    /// state), kept alive as long as the target.
+    public var adapterTargets: [String: AnyObject] = [:]
+
     public init() {}
 
     /// The running operation under `key`, if it is still alive.

@@ -117,10 +117,7 @@ public final class ImagePrefetcher: Sendable {
 
     private func start(_ url: URL, batch: Int, index: Int, options: WebImageOptions, context: WebImageContext) {
         let key = ItemKey(batch: batch, index: index)
-        guard let manager = context.customManager ?? explicitManager ?? WebImageDefaults.manager else {
-            itemEnded(key, url: url, result: .failure(.invalidDownloadOperation(reason: "no image manager")), options: options, context: context)
-            return
-        }
+        let manager = context.customManager ?? explicitManager ?? WebImageDefaults.manager
         let operation = manager.loadImage(
             with: url, options: options, context: context, progress: nil,
             completed: { [weak self] result in

@@ -1,0 +1,147 @@
+// webimage-pipeline-bench: the manager's numbers (issue "The manager", docs/PERFORMANCE.md).
+//
+//   webimage-pipeline-bench memory-hit [ITERATIONS]
+//       ns per loadImage on a memory hit (callback API, .current queue) vs a direct
+//       MemoryCache lookup of the same key, in the same run.
+//   webimage-pipeline-bench end-to-end CACHE_DIR [COUNT]
+//       COUNT distinct 256x256 JPEGs served over loopback: cold (download + decode + store),
+//       then warm from memory in the same process; prints images/s and peak RSS.
+//   webimage-pipeline-bench disk CACHE_DIR [COUNT]
+//       a new process: the same images from the disk cache only (fromCacheOnly).
+import Dispatch
+import Foundation
+import Synchronization
+import WebImage
+import WebImageTesting
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func peakRSSMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
+    let fields = line.split(separator: " ")
+    return (fields.count > 1 ? Double(fields[1]) ?? 0 : 0) / 1024
+}
+
+/// A deterministic 256x256 photo-like JPEG, different per index.
+func sampleJPEG(_ index: Int) throws -> Data {
+    let w = 256
+    let h = 256
+    let pixels = PixelBuffer.make(width: w, height: h) { out in
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                out[i] = UInt8(truncatingIfNeeded: x &+ index)
+                out[i + 1] = UInt8(truncatingIfNeeded: y &* 3 &+ index)
+                out[i + 2] = UInt8(truncatingIfNeeded: (x ^ y) &+ index &* 7)
+                out[i + 3] = 255
+            }
+        }
+    }
+    return try CodersManager.shared.encode(
+        Image(pixels: pixels, hasAlpha: false), format: .jpeg, options: EncodeOptions(quality: 0.8))
+}
+
+func urls(_ base: String, _ count: Int) -> [URL] {
+    (0..<count).compactMap { URL(string: "\(base)/img\($0).jpg") }
+}
+
+/// Cache keys without host and port, so that a later process finds the entries of this one.
+let pathKeys = CacheKeyFilterClosure { $0.path }
+
+/// Loads every URL through `manager`, at most 64 loads in flight from this side.
+func loadAll(_ manager: ImageManager, _ list: [URL], options: WebImageOptions) async throws
+    -> (seconds: Double, hits: [String: Int])
+{
+    let start = now()
+    var hits: [String: Int] = [:]
+    try await withThrowingTaskGroup(of: String.self) { group in
+        var next = 0
+        func add() {
+            let url = list[next]
+            next += 1
+            group.addTask { "\(try await manager.loadImage(with: url, options: options).cacheType)" }
+        }
+        while next < min(64, list.count) { add() }
+        while let type = try await group.next() {
+            hits[type, default: 0] += 1
+            if next < list.count { add() }
+        }
+    }
+    return (Double(now() - start) / 1e9, hits)
+}
+
+func argument(_ index: Int) -> String? {
+    CommandLine.arguments.count > index ? CommandLine.arguments[index] : nil
+}
+
+switch argument(1) ?? "" {
+case "memory-hit":
+    let iterations = argument(2).flatMap { Int($0) } ?? 200_000
+    let cache = ImageCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-bench-\(getpid())"))
+    let manager = ImageManager(cache: cache, loader: LocalImageLoader())
+    manager.callbackQueue = .current
+    guard let url = URL(string: "https://bench.invalid/a.jpg") else { exit(1) }
+    let image = Image(pixels: PixelBuffer(width: 1, height: 1, bytes: [1, 2, 3, 255]))
+    cache.memoryCache.setImage(image, forKey: url.absoluteString)
+    let hits = Mutex(0)
+    let completion: ImageCompletionHandler = { result in
+        if case .success(let value) = result, value.cacheType == .memory { hits.withLock { $0 += 1 } }
+    }
+    for _ in 0..<1_000 { manager.loadImage(with: url, completed: completion) }
+    var bestPipeline = Double.infinity
+    var bestDirect = Double.infinity
+    for _ in 0..<5 {
+        var t0 = now()
+        for _ in 0..<iterations { manager.loadImage(with: url, completed: completion) }
+        bestPipeline = min(bestPipeline, Double(now() - t0) / Double(iterations))
+        let key = url.absoluteString
+        var found = 0
+        t0 = now()
+        for _ in 0..<iterations where cache.memoryCache.image(forKey: key) != nil { found += 1 }
+        bestDirect = min(bestDirect, Double(now() - t0) / Double(iterations))
+        guard found == iterations else { exit(1) }
+    }
+    guard hits.withLock({ $0 }) == 1_000 + 5 * iterations else {
+        print("not every call was a memory hit")
+        exit(1)
+    }
+    print(String(format: "memory hit: loadImage %.0f ns, MemoryCache lookup %.0f ns, ratio %.1fx (best of 5 x %d)",
+        bestPipeline, bestDirect, bestPipeline / bestDirect, iterations))
+case "end-to-end":
+    let directory = URL(fileURLWithPath: argument(2) ?? "/tmp/pipeline-bench-cache")
+    let count = argument(3).flatMap { Int($0) } ?? 500
+    try? FileManager.default.removeItem(at: directory)
+    let server = HTTPTestServer()
+    try await server.start()
+    for i in 0..<count { server.route("/img\(i).jpg", .ok(try sampleJPEG(i), contentType: "image/jpeg")) }
+    let downloader = ImageDownloader()
+    let manager = ImageManager(cache: ImageCache(directory: directory), loader: downloader)
+    manager.callbackQueue = .current
+    manager.cacheKeyFilter = pathKeys
+    let list = urls("http://127.0.0.1:\(server.port)", count)
+    let cold = try await loadAll(manager, list, options: .waitStoreCache)
+    let warm = try await loadAll(manager, list, options: [])
+    print(String(format: "cold (download+decode+store): %d images in %.2f s = %.0f images/s; %d requests; %@",
+        count, cold.seconds, Double(count) / cold.seconds, server.totalRequestCount, "\(cold.hits)"))
+    print(String(format: "warm memory (same process):   %d images in %.3f s = %.0f images/s; %@",
+        count, warm.seconds, Double(count) / warm.seconds, "\(warm.hits)"))
+    print(String(format: "peak RSS: %.0f MiB", peakRSSMiB()))
+    try await downloader.shutdown()
+    await server.shutdown()
+case "disk":
+    let directory = URL(fileURLWithPath: argument(2) ?? "/tmp/pipeline-bench-cache")
+    let count = argument(3).flatMap { Int($0) } ?? 500
+    let manager = ImageManager(cache: ImageCache(directory: directory), loader: LocalImageLoader())
+    manager.callbackQueue = .current
+    manager.cacheKeyFilter = pathKeys
+    // Same keys as the cold run (the path), any host: every load must come from disk.
+    let result = try await loadAll(manager, urls("http://127.0.0.1:9", count), options: .fromCacheOnly)
+    print(String(format: "warm disk (new process):      %d images in %.2f s = %.0f images/s; %@",
+        count, result.seconds, Double(count) / result.seconds, "\(result.hits)"))
+    print(String(format: "peak RSS: %.0f MiB", peakRSSMiB()))
+default:
+    FileHandle.standardError.write(Data("usage: webimage-pipeline-bench memory-hit [N] | end-to-end DIR [COUNT] | disk DIR [COUNT]\n".utf8))
+    exit(2)
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Synchronization
+import WebImageCore
+
+extension ImageCache {
+    /// Looks for the image under `key` (SPEC ), calling `completion` exactly once.
+    ///
+    /// 1. Memory (when `cacheType` includes it): a hit completes at once, synchronously on the
+    ///    calling thread, unless ``WebImageOptions/queryMemoryData`` asks for the bytes too
+    ///    (read on the processing pool, or synchronously with
+    ///    ``WebImageOptions/queryMemoryDataSync``).
+    /// 2. Disk (when `cacheType` includes it): the bytes are read and decoded on the processing
+    ///    pool (synchronously with ``WebImageOptions/queryDiskDataSync``), with the decode
+    ///    options of `context` and `options` (thumbnail size, scale, first frame only,
+    ///    scale-down). ``WebImageOptions/avoidDecodeImage`` returns the bytes undecoded. The
+    ///    image then goes to memory when ``Configuration/shouldCacheImagesInMemory`` (and the
+    ///    context's ``WebImageContext/storeCacheType``, if set, includes memory).
+    /// 3. A disk entry that is not a decodable image is deleted and reported as a miss (S-8).
+    ///
+    /// ``WebImageOptions/preloadAllFrames`` needs no work here: decoders return every frame.
+    /// With ``WebImageOptions/decodeFirstFrameOnly`` a memory hit on an animation returns its
+    /// first frame (sharing the pixels).
+    ///
+    /// - Returns: a token; ``ImageCacheToken/cancel()`` completes the query at once with a
+    ///   cancelled result, skips the decode if it has not started, and writes nothing to memory.
+    @discardableResult
+    public func queryImage(
+        forKey key: String, options: WebImageOptions = [], context: WebImageContext = WebImageContext(),
+        cacheType: ImageCacheType = .all,
+        completion: @escaping @Sendable (ImageCacheQueryResult) -> Void
+    ) -> ImageCacheToken {
+        let token = ImageCacheToken(completion: completion)
+        if cacheType.includesMemory, let cached = memoryCache.image(forKey: key) {
+            let image = Self.applyingFrameOptions(cached, options: options)
+            guard options.contains(.queryMemoryData) else {
+                token.finish(ImageCacheQueryResult(image: image, cacheType: .memory))
+                return token
+            }
+            let disk = diskCache
+            let readData: @Sendable () -> Void = {
+                guard !token.isFinished else { return }
+                let data = disk.data(for: key)
+                token.finish(ImageCacheQueryResult(image: image, data: data, cacheType: .memory))
+            }
+            if options.contains(.queryMemoryDataSync) { readData() } else { pool.submit(readData) }
+            return token
+        }
+        guard cacheType.includesDisk else {
+            token.finish(.miss)
+            return token
+        }
+        let work: @Sendable () -> Void = { [self] in
+            self.queryDisk(key: key, options: options, context: context, token: token)
+        }
+        if options.contains(.queryDiskDataSync) { work() } else { pool.submit(work) }
+        return token
+    }
+
+    /// Looks for the image under `key` (SPEC Q-1) — the async form of
+    /// ``queryImage(forKey:options:context:cacheType:completion:)``. Cancelling the calling
+    /// task cancels the query, which then returns ``ImageCacheQueryResult/cancelled``.
+    public func queryImage(
+        forKey key: String, options: WebImageOptions = [], context: WebImageContext = WebImageContext(),
+        cacheType: ImageCacheType = .all
+    ) async -> ImageCacheQueryResult {
+        if Task.isCancelled { return .cancelled }
+        let holder = TokenHolder()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ImageCacheQueryResult, Never>) in
+                let token = queryImage(forKey: key, options: options, context: context, cacheType: cacheType) {
+                    continuation.resume(returning: $0)
+                }
+                holder.set(token)
+            }
+        } onCancel: {
+            holder.cancel()
+        }
+    }
+
+    private func queryDisk(key: String, options: WebImageOptions, context: WebImageContext, token: ImageCacheToken) {
+        guard !token.isFinished else { return }
+        guard let data = diskCache.data(for: key) else {
+            token.finish(.miss)
+            return
+        }
+        if options.contains(.avoidDecodeImage) {
+            token.finish(ImageCacheQueryResult(data: data, cacheType: .disk))
+            return
+        }
+        // Cancelled while reading: no decode.
+        guard !token.isFinished else { return }
+        var decodeOptions = context.decodeOptions(for: options)
+        if decodeOptions.scaleFactor == nil { decodeOptions.scaleFactor = Image.scale(fromFileName: key) }
+        let coders = context.imageCoders ?? self.coders
+        let image: Image
+        do {
+            image = try coders.decode(data, options: decodeOptions)
+        } catch WebImageError.badImageData {
+            // A corrupt entry is never served: delete it and report a miss (S-8).
+            diskCache.remove(key)
+            token.finish(.miss)
+            return
+        } catch {
+            // Unsupported or too large for these options: a miss, but the bytes may be fine.
+            token.finish(.miss)
+            return
+        }
+        let toMemory = configuration.shouldCacheImagesInMemory && (context.storeCacheType?.includesMemory ?? true)
+        token.finish(ImageCacheQueryResult(image: image, data: data, cacheType: .disk)) {
+            if toMemory { memoryCache.setImage(image, forKey: key) }
+        }
+    }
+
+    /// `image`, or its first frame alone when `decodeFirstFrameOnly` is asked for.
+    static func applyingFrameOptions(_ image: Image, options: WebImageOptions) -> Image {
+        guard options.contains(.decodeFirstFrameOnly), image.isAnimated else { return image }
+        return image.replacing(frames: [image.frames[0]])
+    }
+}
+
+/// Hands the token of an async query to the task's cancellation handler, which may run before
+/// the token exists. The token and the cancelled flag live in a `Mutex`.
+private final class TokenHolder: Sendable {
+    private let state = Mutex<(token: ImageCacheToken?, cancelled: Bool)>((nil, false))
+
+    func set(_ token: ImageCacheToken) {
+        let cancelNow = state.withLock { state in
+            state.token = token
+            return state.cancelled
+        }
+        if cancelNow { token.cancel() }
+    }
+
+    func cancel() {
+        let token = state.withLock { state in
+            state.cancelled = true
+            return state.token
+        }
+        token?.cancel()
+    }
+}

@@ -1,0 +1,138 @@
+/// The bookkeeping of ``MemoryCache``: a strict least-recently-used list with O(1) insert,
+/// lookup, promotion and eviction.
+///
+/// Nodes live in an array (a free list recycles removed slots) and link to each other by
+/// index, so the list never allocates per hit; a dictionary maps keys to slots. `head` is the
+/// most recently used entry, `tail` the least recently used. A pure value: the owner keeps it
+/// under its lock.
+struct LRUList<Value> {
+    struct Node {
+        var key: String
+        var value: Value?
+        var cost: Int
+        var insertedAt: Double
+        var previous: Int
+        var next: Int
+    }
+
+    private(set) var nodes: [Node] = []
+    private var slots: [String: Int] = [:]
+    private var freeSlots: [Int] = []
+    private var head = -1
+    private var tail = -1
+    /// Sum of the costs of the entries.
+    private(set) var totalCost = 0
+
+    /// Number of entries.
+    var count: Int { slots.count }
+
+    /// The entry for `key`, made most recently used.
+    mutating func promote(_ key: String) -> (value: Value, insertedAt: Double)? {
+        guard let slot = slots[key], let value = nodes[slot].value else { return nil }
+        moveToHead(slot)
+        return (value, nodes[slot].insertedAt)
+    }
+
+    /// The entry for `key` without changing the order.
+    func peek(_ key: String) -> (value: Value, insertedAt: Double)? {
+        guard let slot = slots[key], let value = nodes[slot].value else { return nil }
+        return (value, nodes[slot].insertedAt)
+    }
+
+    /// Inserts or replaces the entry for `key` as the most recently used one.
+    mutating func insert(_ value: Value, forKey key: String, cost: Int, now: Double) {
+        if let slot = slots[key] {
+            totalCost -= nodes[slot].cost
+            nodes[slot].value = value
+            nodes[slot].cost = cost
+            nodes[slot].insertedAt = now
+            totalCost += cost
+            moveToHead(slot)
+            return
+        }
+        let node = Node(key: key, value: value, cost: cost, insertedAt: now, previous: -1, next: head)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            nodes[slot] = node
+        } else {
+            slot = nodes.count
+            nodes.append(node)
+        }
+        if head >= 0 { nodes[head].previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+        slots[key] = slot
+        totalCost += cost
+    }
+
+    /// Removes the entry for `key`; returns its value.
+    @discardableResult
+    mutating func remove(_ key: String) -> Value? {
+        guard let slot = slots[key] else { return nil }
+        return removeSlot(slot)
+    }
+
+    /// Removes the least recently used entry; returns its key and value.
+    mutating func removeLeastRecentlyUsed() -> (key: String, value: Value)? {
+        guard tail >= 0 else { return nil }
+        let key = nodes[tail].key
+        guard let value = removeSlot(tail) else { return nil }
+        return (key, value)
+    }
+
+    /// Removes every entry.
+    mutating func removeAll() {
+        nodes.removeAll()
+        slots.removeAll()
+        freeSlots.removeAll()
+        head = -1
+        tail = -1
+        totalCost = 0
+    }
+
+    /// The keys from most to least recently used (for tests and diagnostics).
+    var keysByRecency: [String] {
+        var keys: [String] = []
+        keys.reserveCapacity(count)
+        var slot = head
+        while slot >= 0, keys.count < count {
+            keys.append(nodes[slot].key)
+            slot = nodes[slot].next
+        }
+        return keys
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let previous = nodes[slot].previous
+        let next = nodes[slot].next
+        if previous >= 0 { nodes[previous].next = next } else { head = next }
+        if next >= 0 { nodes[next].previous = previous } else { tail = previous }
+        nodes[slot].previous = -1
+        nodes[slot].next = -1
+    }
+
+    private mutating func moveToHead(_ slot: Int) {
+        guard slot != head else { return }
+        unlink(slot)
+        nodes[slot].next = head
+        if head >= 0 { nodes[head].previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+    }
+
+    private mutating func removeSlot(_ slot: Int) -> Value? {
+        unlink(slot)
+        let node = nodes[slot]
+        slots[node.key] = nil
+        totalCost -= node.cost
+        nodes[slot].value = nil
+        nodes[slot].key = ""
+        freeSlots.append(slot)
+        if slots.isEmpty {
+            nodes.removeAll(keepingCapacity: true)
+            freeSlots.removeAll(keepingCapacity: true)
+        }
+        return node.value
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+
+/// One caller's handle on a download of ``ImageDownloader`` (SPEC D-3, D-9).
+///
+/// Coalesced callers each get their own token. ``cancel()`` ends only this caller: its
+/// completion receives ``WebImageError/cancelled`` exactly once (unless it already completed),
+/// and the shared network request is cancelled when the last caller leaves.
+///
+/// With `progressiveLoad`, a partial image whose delivery had already begun on the download's
+/// task when `cancel()` ran on another thread may still arrive once; no final result follows
+/// the `cancelled` error.
+public final class DownloadToken: ImageLoaderToken {
+    /// The URL requested.
+    public let url: URL
+    private let sink: DownloadCallerSink
+    private let record: DownloadRecord
+    private let onCancel: @Sendable () -> Void
+
+    init(url: URL, sink: DownloadCallerSink, record: DownloadRecord, onCancel: @escaping @Sendable () -> Void) {
+        self.url = url
+        self.sink = sink
+        self.record = record
+        self.onCancel = onCancel
+    }
+
+    public func cancel() {
+        onCancel()
+        sink.finish(.failure(.cancelled))
+    }
+
+    /// Whether this caller's completion has been called with its final result.
+    public var isFinished: Bool { sink.isFinished }
+
+    /// Transfer numbers of the shared download so far (bytes, timings, redirects).
+    public var metrics: DownloadMetrics { record.metrics }
+
+    /// The response head, once received.
+    public var response: ImageResponseInfo? { record.response }
+}
+
+/// The callbacks of one caller, delivered at most once finally (`finish`) and never after.
+final class DownloadCallerSink: Sendable {
+    let options: WebImageOptions
+    let decodeOptions: DecodeOptions
+    let coders: CodersManager
+    let priority: DownloadPriority
+    private let progress: ImageLoaderProgress?
+    private let completion: Mutex<ImageLoaderCompletion?>
+
+    init(
+        options: WebImageOptions, decodeOptions: DecodeOptions, coders: CodersManager,
+        priority: DownloadPriority, progress: ImageLoaderProgress?, completion: @escaping ImageLoaderCompletion
+    ) {
+        self.options = options
+        self.decodeOptions = decodeOptions
+        self.coders = coders
+        self.priority = priority
+        self.progress = progress
+        self.completion = Mutex(completion)
+    }
+
+    var isFinished: Bool { completion.withLock { $0 == nil } }
+
+    /// Whether this caller wants partial images.
+    var wantsProgressive: Bool { options.contains(.progressiveLoad) && !options.contains(.avoidDecodeImage) }
+
+    /// Delivers the final result; only the first call has an effect.
+    func finish(_ result: Result<ImageLoaderResult, WebImageError>) {
+        let callback = completion.withLock { stored -> ImageLoaderCompletion? in
+            defer { stored = nil }
+            return stored
+        }
+        callback?(result)
+    }
+
+    /// Delivers a partial result unless the caller already finished.
+    func deliverPartial(_ result: ImageLoaderResult) {
+        let callback = completion.withLock { $0 }
+        callback?(.success(result))
+    }
+
+    /// Reports progress unless the caller already finished.
+    func reportProgress(received: Int64, expected: Int64?, url: URL) {
+        guard let progress, !isFinished else { return }
+        progress(received, expected, url)
+    }
+}
+
+/// Shared, thread-safe numbers of one download, read through every caller's token.
+final class DownloadRecord: Sendable {
+    private let state = Mutex<(metrics: DownloadMetrics, response: ImageResponseInfo?)>((DownloadMetrics(), nil))
+    let taskState = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+    var metrics: DownloadMetrics { state.withLock { $0.metrics } }
+    var response: ImageResponseInfo? { state.withLock { $0.response } }
+
+    func update(_ change: (inout DownloadMetrics) -> Void) {
+        state.withLock { change(&$0.metrics) }
+    }
+
+    func setResponse(_ response: ImageResponseInfo) {
+        state.withLock { $0.response = response }
+    }
+}
+
+extension DownloadRecord {
+    /// Attaches the network task; cancels it at once if ``cancelTask()`` came first.
+    func attach(_ task: Task<Void, Never>) {
+        let cancelled = taskState.withLock { state -> Bool in
+            if state.cancelled { return true }
+            state.task = task
+            return false
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Cancels the network task (now, or as soon as it is attached).
+    func cancelTask() {
+        let task = taskState.withLock { state -> Task<Void, Never>? in
+            state.cancelled = true
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
+    }
+}

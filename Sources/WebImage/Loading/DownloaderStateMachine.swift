@@ -1,0 +1,195 @@
+import Foundation
+
+/// Identifies one network download (shared by its coalesced callers).
+struct DownloadID: Hashable, Sendable, CustomStringConvertible {
+    let rawValue: UInt64
+    var description: String { "download#\(rawValue)" }
+}
+
+/// What coalesces: requests for the same URL with the same validators and the same
+/// request-shaping options share one download.
+struct DownloadKey: Hashable, Sendable {
+    var url: URL
+    var validators: HTTPCacheValidators?
+    var requestOptions: WebImageOptions
+
+    init(url: URL, validators: HTTPCacheValidators? = nil, requestOptions: WebImageOptions = []) {
+        self.url = url
+        self.validators = validators
+        self.requestOptions = requestOptions
+    }
+}
+
+/// Identifies one caller of ``ImageDownloader`` (one ``DownloadToken``).
+struct DownloadCallerID: Hashable, Sendable {
+    let rawValue: UInt64
+}
+
+/// The coordination of ``ImageDownloader`` (SPEC D-3, D-4) as a pure value: which URL has a
+/// download that accepts callers, which callers belong to which download, and which downloads
+/// run. No I/O, no locks, no clocks: the owner keeps it in a `Mutex`, calls one mutating
+/// method per event, and performs the returned action after leaving the lock.
+///
+/// Lifecycle of one download: `queued` → `running` → (complete: removed) — or, when its last
+/// caller leaves, removed at once if it was queued, or `cancelling` until its network task
+/// ends (its slot stays taken until then, so the concurrency limit holds on the wire).
+/// A download accepts new callers only while queued or running; once it completes or is
+/// cancelled, a request for the same URL creates a new download.
+///
+/// `Caller` is the owner's per-caller payload (callbacks); tests use plain values.
+struct DownloaderStateMachine<Caller> {
+    private enum Phase {
+        case queued
+        case running
+        /// The last caller left while running; the network task is being torn down.
+        case cancelling
+    }
+
+    private struct Download {
+        let key: DownloadKey
+        var callers: [(id: DownloadCallerID, caller: Caller)]
+        var priority: DownloadPriority
+        var phase: Phase
+    }
+
+    /// A download the owner must start now.
+    struct Start {
+        let id: DownloadID
+        let key: DownloadKey
+    }
+
+    /// The result of ``request(key:priority:caller:)``.
+    struct RequestAction {
+        /// The new caller's identity (for ``cancel(_:)``).
+        let callerID: DownloadCallerID
+        /// The download the caller joined or created.
+        let downloadID: DownloadID
+        /// Whether the caller joined an existing download (coalesced).
+        let coalesced: Bool
+        /// Downloads to start now.
+        let start: [Start]
+    }
+
+    /// The result of ``cancel(_:)``.
+    enum CancelAction {
+        /// The caller was unknown or already completed: nothing to do.
+        case none
+        /// The caller left; the download goes on for the others.
+        case removed(Caller)
+        /// The caller was the last of a queued download, which has been dropped without ever
+        /// touching the network.
+        case removedAndDropQueued(Caller, DownloadID)
+        /// The caller was the last of a running download: cancel its network task.
+        case removedAndCancelDownload(Caller, DownloadID)
+    }
+
+    /// The result of ``complete(_:)``.
+    struct CompleteAction {
+        /// The callers to deliver the result to, in arrival order.
+        let callers: [(id: DownloadCallerID, caller: Caller)]
+        /// Downloads to start now that a slot is free.
+        let start: [Start]
+    }
+
+    private var downloads: [DownloadID: Download] = [:]
+    /// The download per URL that accepts new callers.
+    private var joinable: [DownloadKey: DownloadID] = [:]
+    private var ownerOfCaller: [DownloadCallerID: DownloadID] = [:]
+    private var queue: DownloadQueue<DownloadID>
+    private var nextDownload: UInt64 = 0
+    private var nextCaller: UInt64 = 0
+
+    init(maxConcurrentDownloads: Int, order: ImageDownloaderConfiguration.ExecutionOrder) {
+        queue = DownloadQueue(maxConcurrent: maxConcurrentDownloads, order: order)
+    }
+
+    /// Downloads that currently hold a slot (running or being cancelled).
+    var runningCount: Int { queue.running.count }
+    /// Downloads waiting for a slot.
+    var queuedCount: Int { queue.waitingCount }
+    /// Downloads known to the machine in any phase.
+    var downloadCount: Int { downloads.count }
+
+    /// A caller asks for `key`: joins its joinable download (raising its priority if
+    /// needed) or creates a new one.
+    mutating func request(key: DownloadKey, priority: DownloadPriority, caller: Caller) -> RequestAction {
+        let callerID = DownloadCallerID(rawValue: nextCaller)
+        nextCaller &+= 1
+        if let existing = joinable[key], var download = downloads[existing] {
+            download.callers.append((callerID, caller))
+            if priority > download.priority {
+                download.priority = priority
+                if download.phase == .queued { queue.raise(existing, to: priority) }
+            }
+            downloads[existing] = download
+            ownerOfCaller[callerID] = existing
+            return RequestAction(callerID: callerID, downloadID: existing, coalesced: true, start: [])
+        }
+        let id = DownloadID(rawValue: nextDownload)
+        nextDownload &+= 1
+        downloads[id] = Download(key: key, callers: [(callerID, caller)], priority: priority, phase: .queued)
+        joinable[key] = id
+        ownerOfCaller[callerID] = id
+        let started = queue.enqueue(id, priority: priority)
+        return RequestAction(callerID: callerID, downloadID: id, coalesced: false, start: markRunning(started))
+    }
+
+    /// A caller cancels. Only that caller leaves; the download is dropped (queued) or
+    /// cancelled (running) when it was the last one.
+    mutating func cancel(_ callerID: DownloadCallerID) -> CancelAction {
+        guard let downloadID = ownerOfCaller.removeValue(forKey: callerID),
+            var download = downloads[downloadID],
+            let index = download.callers.firstIndex(where: { $0.id == callerID })
+        else { return .none }
+        let caller = download.callers.remove(at: index).caller
+        guard download.callers.isEmpty else {
+            downloads[downloadID] = download
+            return .removed(caller)
+        }
+        if joinable[download.key] == downloadID { joinable[download.key] = nil }
+        switch download.phase {
+        case .queued:
+            queue.removeWaiting(downloadID)
+            downloads[downloadID] = nil
+            return .removedAndDropQueued(caller, downloadID)
+        case .running:
+            download.phase = .cancelling
+            downloads[downloadID] = download
+            return .removedAndCancelDownload(caller, downloadID)
+        case .cancelling:
+            downloads[downloadID] = download
+            return .removed(caller)
+        }
+    }
+
+    /// The callers of a download right now (for progress and partial images).
+    func callers(of downloadID: DownloadID) -> [Caller] {
+        downloads[downloadID]?.callers.map(\.caller) ?? []
+    }
+
+    /// The download's body has fully arrived or it failed: it stops accepting callers, frees
+    /// its slot, and hands over every remaining caller exactly once.
+    mutating func complete(_ downloadID: DownloadID) -> CompleteAction {
+        guard let download = downloads.removeValue(forKey: downloadID) else {
+            return CompleteAction(callers: [], start: markRunning(queue.finish(downloadID)))
+        }
+        if joinable[download.key] == downloadID { joinable[download.key] = nil }
+        for (callerID, _) in download.callers { ownerOfCaller[callerID] = nil }
+        let callers = download.phase == .cancelling ? [] : download.callers
+        return CompleteAction(callers: callers, start: markRunning(queue.finish(downloadID)))
+    }
+
+    /// Changes the concurrency limit; returns downloads that start now.
+    mutating func setMaxConcurrentDownloads(_ limit: Int) -> [Start] {
+        markRunning(queue.setMaxConcurrent(limit))
+    }
+
+    private mutating func markRunning(_ ids: [DownloadID]) -> [Start] {
+        ids.compactMap { id in
+            guard var download = downloads[id] else { return nil }
+            download.phase = .running
+            downloads[id] = download
+            return Start(id: id, key: download.key)
+        }
+    }
+}

@@ -1,0 +1,248 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTPCompression
+import Synchronization
+
+/// The default HTTP(S) loader (SPEC D-2 … D-10): one shared AsyncHTTPClient (connection reuse,
+/// HTTP/1.1 and HTTP/2, TLS, redirects with a limit, decompression), streaming bodies,
+/// coalescing concurrent requests for the same URL into one download, running at most
+/// ``ImageDownloaderConfiguration/maxConcurrentDownloads`` at once in priority and FIFO/LIFO
+/// order, and decoding on the ``ProcessingPool`` (never on NIO event loops or the caller's
+/// thread).
+///
+/// Coordination lives in a pure ``DownloaderStateMachine`` kept in a `Mutex`; every action it
+/// returns (start a download, cancel a network task) is performed after leaving the lock.
+///
+/// Call ``shutdown()`` before releasing a downloader you created; ``shared`` lives for the
+/// whole process.
+public final class ImageDownloader: ImageLoader {
+    /// The process-wide downloader with the default configuration.
+    public static let shared = ImageDownloader()
+
+    /// The settings this downloader was created with.
+    public let configuration: ImageDownloaderConfiguration
+    /// The cookie store used for requests with `handleCookies`.
+    public let cookieJar: CookieJar
+    let client: HTTPClient
+    private let state: Mutex<LockedState>
+    private let observers = Mutex<(next: Int, byID: [Int: DownloadObserver])>((0, [:]))
+
+    struct DownloadSetup: Sendable {
+        let key: DownloadKey
+        let options: WebImageOptions
+        let context: WebImageContext
+    }
+
+    private struct LockedState {
+        var machine: DownloaderStateMachine<DownloadCallerSink>
+        var setups: [DownloadID: DownloadSetup] = [:]
+        var records: [DownloadID: DownloadRecord] = [:]
+        var isShutdown = false
+    }
+
+    /// A downloader with its own HTTP client configured from `configuration`.
+    public init(configuration: ImageDownloaderConfiguration = ImageDownloaderConfiguration(), cookieJar: CookieJar = CookieJar()) {
+        self.configuration = configuration
+        self.cookieJar = cookieJar
+        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration))
+        self.state = Mutex(
+            LockedState(
+                machine: DownloaderStateMachine(
+                    maxConcurrentDownloads: configuration.maxConcurrentDownloads, order: configuration.executionOrder)))
+    }
+
+    deinit {
+        let alreadyShutDown = state.withLock { $0.isShutdown }
+        if !alreadyShutDown {
+            // Never block in deinit; the client finishes shutting down on its event loop.
+            _ = client.shutdown()
+        }
+    }
+
+    static func clientConfiguration(_ configuration: ImageDownloaderConfiguration) -> HTTPClient.Configuration {
+        let timeout = TimeAmount.milliseconds(Int64(max(0.001, configuration.downloadTimeout) * 1000))
+        let limit = Int(clamping: max(1, configuration.maximumResponseSize))
+        return HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: max(0, configuration.maximumRedirects), allowCycles: false),
+            timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: timeout),
+            connectionPool: HTTPClient.Configuration.ConnectionPool(
+                idleTimeout: .seconds(60),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.connectionsPerHost)),
+            decompression: configuration.decompression ? .enabled(limit: .size(limit)) : .disabled)
+    }
+
+    /// Cancels every download and shuts the HTTP client down. Requests made afterwards fail
+    /// with ``WebImageError/invalidDownloadOperation(reason:)``.
+    public func shutdown() async throws {
+        let records = state.withLock { state -> [DownloadRecord] in
+            state.isShutdown = true
+            return Array(state.records.values)
+        }
+        for record in records { record.cancelTask() }
+        try await client.shutdown()
+    }
+
+    // MARK: ImageLoader
+
+    /// HTTP and HTTPS URLs.
+    public func canRequestImage(for url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    public func requestImage(
+        with url: URL,
+        options: WebImageOptions,
+        context: WebImageContext,
+        progress: ImageLoaderProgress?,
+        completed: @escaping ImageLoaderCompletion
+    ) -> any ImageLoaderToken {
+        downloadImage(with: url, options: options, context: context, progress: progress, completed: completed)
+    }
+
+    /// Like ``requestImage(with:options:context:progress:completed:)`` but returns the concrete
+    /// ``DownloadToken`` (with transfer metrics).
+    public func downloadImage(
+        with url: URL,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageLoaderProgress? = nil,
+        completed: @escaping ImageLoaderCompletion
+    ) -> DownloadToken {
+        let priority = DownloadPriority(options: options, context: context)
+        let sink = DownloadCallerSink(
+            options: options,
+            decodeOptions: context.decodeOptions(for: options),
+            coders: context.imageCoders ?? configuration.coders ?? CodersManager.shared,
+            priority: priority, progress: progress, completion: completed)
+        let key = DownloadKey(
+            url: url,
+            validators: context.cachedResponseValidators.flatMap { $0.isEmpty ? nil : $0 },
+            requestOptions: options.intersection([.handleCookies, .allowInvalidSSLCertificates]))
+        let accepted = state.withLock { state -> (DownloaderStateMachine<DownloadCallerSink>.RequestAction, DownloadRecord)? in
+            guard !state.isShutdown else { return nil }
+            let action = state.machine.request(key: key, priority: priority, caller: sink)
+            if !action.coalesced {
+                state.setups[action.downloadID] = DownloadSetup(key: key, options: options, context: context)
+                state.records[action.downloadID] = DownloadRecord()
+            }
+            return (action, state.records[action.downloadID] ?? DownloadRecord())
+        }
+        guard let (action, record) = accepted else {
+            let token = DownloadToken(url: url, sink: sink, record: DownloadRecord(), onCancel: {})
+            sink.finish(.failure(.invalidDownloadOperation(reason: "the downloader has been shut down")))
+            return token
+        }
+        let callerID = action.callerID
+        let token = DownloadToken(url: url, sink: sink, record: record) { [weak self] in
+            self?.cancelCaller(callerID)
+        }
+        start(action.start)
+        return token
+    }
+
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
+        ImageLoaders.defaultShouldBlockFailedURL(error)
+    }
+
+    // MARK: Observers
+
+    /// Registers `observer` for the events of every download (SPEC D-9); returns an id for
+    /// ``removeObserver(_:)``.
+    @discardableResult
+    public func addObserver(_ observer: @escaping DownloadObserver) -> Int {
+        observers.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.byID[id] = observer
+            return id
+        }
+    }
+
+    /// Unregisters an observer.
+    public func removeObserver(_ id: Int) {
+        observers.withLock { _ = $0.byID.removeValue(forKey: id) }
+    }
+
+    func emit(_ event: DownloadEvent) {
+        let current = observers.withLock { Array($0.byID.values) }
+        for observer in current { observer(event) }
+    }
+
+    /// Changes the concurrency limit at run time; queued downloads start at once if it grew.
+    /// Running downloads are never interrupted when it shrinks.
+    public func setMaxConcurrentDownloads(_ limit: Int) {
+        let starts = state.withLock { $0.machine.setMaxConcurrentDownloads(limit) }
+        start(starts)
+    }
+
+    // MARK: Introspection (tests, diagnostics)
+
+    /// Downloads holding a slot now (running or being cancelled).
+    public var runningDownloadCount: Int { state.withLock { $0.machine.runningCount } }
+    /// Downloads waiting for a slot.
+    public var queuedDownloadCount: Int { state.withLock { $0.machine.queuedCount } }
+
+    // MARK: Actions (always performed outside the lock)
+
+    private func cancelCaller(_ callerID: DownloadCallerID) {
+        let recordToCancel = state.withLock { state -> DownloadRecord? in
+            switch state.machine.cancel(callerID) {
+            case .none, .removed:
+                return nil
+            case .removedAndDropQueued(_, let downloadID):
+                state.setups[downloadID] = nil
+                state.records[downloadID] = nil
+                return nil
+            case .removedAndCancelDownload(_, let downloadID):
+                return state.records[downloadID]
+            }
+        }
+        recordToCancel?.cancelTask()
+    }
+
+    private func start(_ starts: [DownloaderStateMachine<DownloadCallerSink>.Start]) {
+        for start in starts {
+            let found = state.withLock { state -> (DownloadSetup, DownloadRecord)? in
+                guard let setup = state.setups.removeValue(forKey: start.id), let record = state.records[start.id] else {
+                    return nil
+                }
+                return (setup, record)
+            }
+            guard let (setup, record) = found else { continue }
+            let id = start.id
+            let task = Task { await self.run(id, setup: setup, record: record) }
+            record.attach(task)
+        }
+    }
+
+    /// One download from request to delivery; always completes the download in the machine.
+    private func run(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord) async {
+        let outcome: Result<DownloadedBody, WebImageError>
+        do {
+            outcome = .success(try await transfer(id, setup: setup, record: record))
+        } catch {
+            outcome = .failure(TransportErrorMapping.map(error))
+        }
+        record.update { $0.endDate = Date() }
+        let completion = state.withLock { state in
+            state.records[id] = nil
+            return state.machine.complete(id)
+        }
+        start(completion.start)
+        switch outcome {
+        case .success(let body):
+            emit(.finished(url: setup.key.url, metrics: record.metrics))
+            await deliver(body, to: completion.callers.map(\.caller))
+        case .failure(let error):
+            emit(.failed(url: setup.key.url, error: error, metrics: record.metrics))
+            for (_, caller) in completion.callers { caller.finish(.failure(error)) }
+        }
+    }
+
+    /// The current callers of a download (for progress and partial images).
+    func currentCallers(of id: DownloadID) -> [DownloadCallerSink] {
+        state.withLock { $0.machine.callers(of: id) }
+    }
+}

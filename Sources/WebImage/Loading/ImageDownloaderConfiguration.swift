@@ -1,0 +1,82 @@
+import Foundation
+
+/// Settings of an ``ImageDownloader`` (SPEC D-2, D-4, D-5, D-6).
+public struct ImageDownloaderConfiguration: Sendable {
+    /// The order in which queued downloads of equal priority start.
+    public enum ExecutionOrder: Sendable, Hashable {
+        /// Oldest first (the default).
+        case fifo
+        /// Newest first: the image the user scrolled to last starts first.
+        case lifo
+    }
+
+    /// Maximum number of downloads on the wire at once (default 6).
+    public var maxConcurrentDownloads: Int = 6
+    /// FIFO (default) or LIFO within one priority.
+    public var executionOrder: ExecutionOrder = .fifo
+    /// Idle timeout in seconds: the longest wait for the connection, the response head or the
+    /// next body bytes (default 15 s, SDWebImage's `downloadTimeout`).
+    public var downloadTimeout: Double = 15
+    /// Upper bound in seconds on one whole request including the body (default 300 s).
+    public var maximumRequestDuration: Double = 300
+    /// Redirects followed before failing with `tooManyRedirects` (default 10); cycles fail at
+    /// once.
+    public var maximumRedirects: Int = 10
+    /// Header fields sent with every request. Default: `Accept: image/*,*/*;q=0.8` and a
+    /// `User-Agent`.
+    public var headers: [HTTPHeaderField] = [
+        HTTPHeaderField(name: "Accept", value: "image/*,*/*;q=0.8"),
+        HTTPHeaderField(name: "User-Agent", value: ImageDownloaderConfiguration.defaultUserAgent),
+    ]
+    /// Basic-auth credentials sent with every request (`Authorization: Basic …`).
+    public var credentials: Credentials?
+    /// Acceptable status codes (default 200–299). 304 always fails with `cacheNotModified`.
+    public var acceptableStatusCodes: Set<Int> = Set(200..<300)
+    /// Acceptable MIME types (`image/png`, …), or `nil` (default) to accept any.
+    public var acceptableContentTypes: Set<String>?
+    /// The largest response accepted, in bytes (default 64 MiB); checked against
+    /// `Content-Length` and while the body streams.
+    public var maximumResponseSize: Int64 = 64 * 1024 * 1024
+    /// Progress callbacks fire when at least this fraction (0…1) of the expected size arrived
+    /// since the last one, plus once at 100 % (default 0.05). 0 reports every chunk.
+    public var minimumProgressInterval: Double = 0.05
+    /// Idle connections kept per host (the pool's soft limit; default 8).
+    public var connectionsPerHost: Int = 8
+    /// Transparent gzip/deflate decompression (default on; bounded by ``maximumResponseSize``).
+    public var decompression: Bool = true
+    /// The coders used when the context names none (default `CodersManager.shared`).
+    public var coders: CodersManager?
+    /// Where decodes run (default `ProcessingPool.shared`, SPEC C-7).
+    public var processingPool: ProcessingPool = .shared
+
+    /// The defaults listed on each property.
+    public init() {}
+
+    /// Basic-auth credentials.
+    public struct Credentials: Sendable, Hashable {
+        /// The user name.
+        public var user: String
+        /// The password.
+        public var password: String
+
+        /// Credentials for `user`.
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+
+        /// The `Authorization` header value.
+        public var authorizationHeader: String {
+            "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        }
+    }
+
+    /// The default `User-Agent`.
+    public static let defaultUserAgent = "swift-web-image/1.0 (Linux; AsyncHTTPClient)"
+
+    /// Sets (or with `nil` removes) the header `name` sent with every request.
+    public mutating func setValue(_ value: String?, forHeader name: String) {
+        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        if let value { headers.append(HTTPHeaderField(name: name, value: value)) }
+    }
+}

@@ -1,0 +1,77 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Turns AsyncHTTPClient / SwiftNIO errors into ``WebImageError`` (SPEC D-6), classifying
+/// transport failures by ``TransportError/Kind`` so that the failed-URL list can tell
+/// transient ones apart.
+enum TransportErrorMapping {
+    static func map(_ error: any Error) -> WebImageError {
+        if let error = error as? WebImageError { return error }
+        if error is CancellationError { return .cancelled }
+        if let client = error as? HTTPClientError { return map(client) }
+        if let connection = error as? NIOConnectionError {
+            if connection.dnsAError != nil || connection.dnsAAAAError != nil, connection.connectionErrors.isEmpty {
+                return transport(.cannotFindHost, "DNS lookup of \(connection.host) failed")
+            }
+            return transport(.cannotConnectToHost, "cannot connect to \(connection.host):\(connection.port)")
+        }
+        if let address = error as? SocketAddressError {
+            return transport(.cannotFindHost, "\(address)")
+        }
+        if let channel = error as? ChannelError {
+            switch channel {
+            case .connectTimeout: return transport(.timedOut, "connect timed out")
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .inputClosed, .outputClosed:
+                return transport(.connectionLost, "connection closed (\(channel))")
+            default: return transport(.other, "\(channel)")
+            }
+        }
+        if let io = error as? IOError {
+            return map(errno: io.errnoCode, message: "\(io)")
+        }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return transport(.tls, "\(error)")
+        }
+        if error is HTTPParserError {
+            return transport(.connectionLost, "malformed or truncated HTTP response: \(error)")
+        }
+        return transport(.other, "\(error)")
+    }
+
+    private static func map(_ error: HTTPClientError) -> WebImageError {
+        switch error {
+        case .cancelled, .requestStreamCancelled: return .cancelled
+        case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+            .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return transport(.timedOut, "\(error)")
+        case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
+            return transport(.connectionLost, "\(error)")
+        case .redirectLimitReached, .redirectCycleDetected:
+            return transport(.tooManyRedirects, "\(error)")
+        case .invalidURL, .emptyHost, .emptyScheme:
+            return .invalidURL("\(error)")
+        case .alreadyShutdown:
+            return .invalidDownloadOperation(reason: "the downloader has been shut down")
+        default:
+            return transport(.other, "\(error)")
+        }
+    }
+
+    private static func map(errno code: Int32, message: String) -> WebImageError {
+        switch code {
+        case ECONNREFUSED: transport(.cannotConnectToHost, message)
+        case ECONNRESET, EPIPE, ECONNABORTED: transport(.connectionLost, message)
+        case ETIMEDOUT: transport(.timedOut, message)
+        case ENETUNREACH, EHOSTUNREACH, ENETDOWN: transport(.notConnected, message)
+        default: transport(.other, message)
+        }
+    }
+
+    private static func transport(_ kind: TransportError.Kind, _ message: String) -> WebImageError {
+        .transport(TransportError(kind, message))
+    }
+}

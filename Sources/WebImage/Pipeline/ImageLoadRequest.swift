@@ -1,0 +1,56 @@
+import Foundation
+
+/// Everything one load needs after its options and context are settled: the keys, the cache
+/// and loader it uses, and its callbacks.
+struct ImageLoadRequest: Sendable {
+    let url: URL
+    let options: WebImageOptions
+    let context: WebImageContext
+    let cache: ImageCache
+    let loader: any ImageLoader
+    /// The key of the original image (SPEC M-6); `nil` when the key filter declines: no caching.
+    let originalKey: String?
+    /// The key of the delivered image: the original key plus thumbnail and transformer parts
+    /// (SPEC Q-4). Equal to ``originalKey`` when there is neither.
+    let finalKey: String?
+    let transformer: (any ImageTransformer)?
+    let progress: ImageProgressHandler?
+    /// When the request started (for the load-duration metric).
+    let startTime: UInt64
+
+    init(
+        url: URL, options: WebImageOptions, context: WebImageContext, cache: ImageCache, loader: any ImageLoader,
+        progress: ImageProgressHandler?, startTime: UInt64
+    ) {
+        self.url = url
+        self.options = options
+        self.context = context
+        self.cache = cache
+        self.loader = loader
+        self.progress = progress
+        self.startTime = startTime
+        transformer = context.imageTransformer
+        let original = context.cacheKey(for: url)
+        originalKey = original
+        finalKey = original.map { key in
+            var derived = key
+            if let size = context.imageThumbnailPixelSize {
+                derived = ImageCache.thumbnailCacheKey(
+                    for: derived, thumbnailPixelSize: size, preserveAspectRatio: context.imagePreserveAspectRatio ?? true)
+            }
+            if let transformer = context.imageTransformer {
+                derived = ImageCache.cacheKey(for: derived, transformerKey: transformer.transformerKey)
+            }
+            return derived
+        }
+    }
+
+    /// Whether the delivered image is stored under a key of its own (thumbnail or transform).
+    var hasDerivedKey: Bool { finalKey != originalKey }
+
+    /// Whether the transformer applies to `image` (animated images only with
+    /// `transformAnimatedImage`, SPEC M-9).
+    func shouldTransform(_ image: Image) -> Bool {
+        transformer != nil && (!image.isAnimated || options.contains(.transformAnimatedImage))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+
+/// One event of a load, as ``ImageManager/imageEvents(for:options:context:)`` streams them.
+public enum ImageLoadEvent: Sendable {
+    /// Bytes received so far and bytes expected (`nil` when unknown).
+    case progress(receivedSize: Int64, expectedSize: Int64?)
+    /// A partial image of a progressive load.
+    case partialImage(ImageResult)
+    /// A complete image. A `refreshCached` load may send two: the cached one, then a new one.
+    case image(ImageResult)
+}
+
+extension ImageManager {
+    /// Loads `url` (SPEC M-11). Cancelling the calling task cancels the load (SPEC M-10) and
+    /// throws ``/WebImageCore/WebImageError/cancelled``.
+    ///
+    /// - Returns: the image and where it came from. With `refreshCached`, the freshest image:
+    ///   the downloaded one if the server changed it, else the cached one. When the request may
+    ///   not download and nothing is cached, the result has no image (SPEC M-8).
+    /// - Throws: a ``/WebImageCore/WebImageError``.
+    public func loadImage(
+        with url: URL,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageProgressHandler? = nil
+    ) async throws -> ImageResult {
+        var context = context
+        context.callbackQueue = .current
+        let holder = OperationHolder()
+        let outcome = Mutex<Result<ImageResult, WebImageError>?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageResult, any Error>) in
+                let operation = start(
+                    url, options: options, context: context, progress: progress,
+                    completed: { result in
+                        if case .success(let value) = result, !value.isFinal { return }
+                        outcome.withLock { $0 = result }
+                    },
+                    ended: {
+                        let result = outcome.withLock { $0 } ?? .failure(.cancelled)
+                        continuation.resume(with: result.mapError { $0 as any Error })
+                    })
+                holder.set(operation)
+            }
+        } onCancel: {
+            holder.cancel()
+        }
+    }
+
+    /// ``loadImage(with:options:context:progress:)`` for a URL string (SPEC M-2).
+    /// - Throws: ``/WebImageCore/WebImageError/invalidURL(_:)`` for a string that is not a URL.
+    public func loadImage(
+        with urlString: String,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageProgressHandler? = nil
+    ) async throws -> ImageResult {
+        guard let url = URL(string: urlString), Self.isLoadable(url) else {
+            throw WebImageError.invalidURL(urlString)
+        }
+        return try await loadImage(with: url, options: options, context: context, progress: progress)
+    }
+
+    /// The events of one load as an asynchronous sequence: progress, partial images (with
+    /// `progressiveLoad`), then the image (SPEC M-11). The sequence ends after the load, throws
+    /// its error, and cancels the load when the consumer stops iterating.
+    public func imageEvents(
+        for url: URL,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext()
+    ) -> AsyncThrowingStream<ImageLoadEvent, any Error> {
+        var context = context
+        context.callbackQueue = .current
+        return AsyncThrowingStream { continuation in
+            let operation = start(
+                url, options: options, context: context,
+                progress: { received, expected, _ in
+                    continuation.yield(.progress(receivedSize: received, expectedSize: expected))
+                },
+                completed: { result in
+                    switch result {
+                    case .success(let value):
+                        continuation.yield(value.isFinal ? .image(value) : .partialImage(value))
+                    case .failure(let error):
+                        continuation.finish(throwing: error)
+                    }
+                },
+                ended: { continuation.finish() })
+            continuation.onTermination = { _ in operation.cancel() }
+        }
+    }
+}
+
+/// Holds an operation for a cancellation handler that may run before the operation exists.
+private final class OperationHolder: Sendable {
+    private let state = Mutex<(operation: ImageCombinedOperation?, cancelled: Bool)>((nil, false))
+
+    func set(_ operation: ImageCombinedOperation) {
+        let cancelNow = state.withLock { state -> Bool in
+            state.operation = operation
+            return state.cancelled
+        }
+        if cancelNow { operation.cancel() }
+    }
+
+    func cancel() {
+        let operation = state.withLock { state -> ImageCombinedOperation? in
+            state.cancelled = true
+            return state.operation
+        }
+        operation?.cancel()
+    }
+}

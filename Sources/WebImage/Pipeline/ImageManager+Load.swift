@@ -1,0 +1,332 @@
+import Dispatch
+import CoreMetrics
+import Foundation
+import Logging
+
+extension ImageManager {
+    /// Loads `url` with a completion handler (SPEC M-1…M-11).
+    ///
+    /// - Parameters:
+    ///   - url: the image's URL; `nil`, empty or scheme-less URLs complete at once with
+    ///     ``/WebImageCore/WebImageError/invalidURL(_:)``.
+    ///   - options: SDWebImage's options (``WebImageOptions``).
+    ///   - context: typed per-request values (``WebImageContext``).
+    ///   - progress: download progress, on the callback queue.
+    ///   - completed: the outcome, on the callback queue (see ``ImageCompletionHandler`` for the
+    ///     exactly-once rule and its two exceptions).
+    /// - Returns: the load, cancellable; cancelling completes it with `cancelled`.
+    @discardableResult
+    public func loadImage(
+        with url: URL?,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageProgressHandler? = nil,
+        completed: @escaping ImageCompletionHandler
+    ) -> (any ImageOperation)? {
+        start(url, options: options, context: context, progress: progress, completed: completed, ended: nil)
+    }
+
+    /// ``loadImage(with:options:context:progress:completed:)`` for a URL string (SPEC M-2): a
+    /// string that is not a URL completes with `invalidURL`.
+    @discardableResult
+    public func loadImage(
+        with urlString: String,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageProgressHandler? = nil,
+        completed: @escaping ImageCompletionHandler
+    ) -> (any ImageOperation)? {
+        guard let url = URL(string: urlString) else {
+            let queue = context.callbackQueue ?? callbackQueue
+            queue.execute { completed(.failure(.invalidURL(urlString))) }
+            return nil
+        }
+        return loadImage(with: url, options: options, context: context, progress: progress, completed: completed)
+    }
+
+    /// Starts a load. `ended` runs once after the load ended, whichever way.
+    func start(
+        _ url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageProgressHandler?,
+        completed: @escaping ImageCompletionHandler, ended: (@Sendable () -> Void)?
+    ) -> ImageCombinedOperation {
+        let startTime = DispatchTime.now().uptimeNanoseconds
+        PipelineMetrics.requests.increment()
+        let queue = context.callbackQueue ?? callbackQueue
+        let operation = ImageCombinedOperation(url: url, queue: queue, completion: completed) { [weak self] operation in
+            self?.unregister(operation)
+            ended?()
+        }
+        guard let url, Self.isLoadable(url) else {
+            PipelineMetrics.failure(.invalidURL(url?.absoluteString))
+            operation.end(.failure(.invalidURL(url?.absoluteString)))
+            return operation
+        }
+        // M-7: the options processor may rewrite anything.
+        var settled = OptionsResult(options: options, context: withDefaults(context))
+        if let processor = optionsProcessor {
+            settled = processor.process(url, settled)
+        }
+        let request = ImageLoadRequest(
+            url: url, options: settled.options, context: settled.context,
+            cache: settled.context.imageCache ?? imageCache, loader: settled.context.imageLoader ?? imageLoader,
+            progress: progress, startTime: startTime)
+        // M-3: a URL that failed before fails at once, touching nothing, unless retryFailed.
+        if !request.options.contains(.retryFailed) && failedURLs.contains(url) {
+            PipelineMetrics.blacklistHits.increment()
+            PipelineMetrics.logger.debug("blocked failed URL", metadata: ["url": "\(url)"])
+            operation.end(.failure(.blackListed))
+            return operation
+        }
+        register(operation)
+        if request.options.contains(.fromLoaderOnly) || request.finalKey == nil {
+            decideDownload(request, operation, cached: nil)
+        } else {
+            queryCache(request, operation)
+        }
+        return operation
+    }
+
+    /// A URL the pipeline can take: non-empty, with a scheme.
+    static func isLoadable(_ url: URL) -> Bool {
+        !url.absoluteString.isEmpty && !(url.scheme ?? "").isEmpty
+    }
+
+    // MARK: cache
+
+    /// Queries the final key; on a miss, the original key when the context asks for it
+    /// (SPEC Q-5), transforming what it finds.
+    private func queryCache(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
+        guard let key = request.finalKey else { return decideDownload(request, operation, cached: nil) }
+        let queryType = request.context.queryCacheType ?? .all
+        let token = request.cache.queryImage(
+            forKey: key, options: request.options, context: request.context, cacheType: queryType
+        ) { [self] result in
+            guard !result.isCancelled, !operation.isCancelled else { return }
+            if Self.isHit(result, request.options) {
+                Self.countHit(result.cacheType)
+                decideDownload(request, operation, cached: result)
+            } else if request.hasDerivedKey, let originalKey = request.originalKey,
+                let originalType = request.context.originalQueryCacheType, originalType != .none
+            {
+                queryOriginal(request, operation, key: originalKey, cacheType: originalType)
+            } else {
+                PipelineMetrics.misses.increment()
+                decideDownload(request, operation, cached: nil)
+            }
+        }
+        if !operation.attach(token) { token.cancel() }
+    }
+
+    /// Looks for the original image and derives the final one from it (thumbnail decode of the
+    /// original bytes, then the transformer), storing the result under the final key.
+    private func queryOriginal(
+        _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, key: String, cacheType: ImageCacheType
+    ) {
+        // The original query decodes with this request's options (a thumbnail when asked); that
+        // image is not the original, so it must not be kept in memory under the original key.
+        var context = request.context
+        if request.context.imageThumbnailPixelSize != nil { context.storeCacheType = .disk }
+        let token = request.cache.queryImage(
+            forKey: key, options: request.options, context: context, cacheType: cacheType
+        ) { [self] result in
+            guard !result.isCancelled, !operation.isCancelled else { return }
+            guard Self.isHit(result, request.options), let image = result.image else {
+                PipelineMetrics.misses.increment()
+                return decideDownload(request, operation, cached: nil)
+            }
+            Self.countHit(result.cacheType)
+            Task {
+                guard let derived = await transform(image, request) else {
+                    return decideDownload(request, operation, cached: nil)
+                }
+                guard !operation.isCancelled else { return }
+                await store(
+                    derived, data: nil, key: request.finalKey, cacheType: request.context.storeCacheType ?? .all,
+                    request: request, operation: operation, extendedData: nil)
+                decideDownload(request, operation, cached: ImageCacheQueryResult(image: derived, cacheType: result.cacheType))
+            }
+        }
+        if !operation.attach(token) { token.cancel() }
+    }
+
+    static func isHit(_ result: ImageCacheQueryResult, _ options: WebImageOptions) -> Bool {
+        result.image != nil || (options.contains(.avoidDecodeImage) && result.data != nil)
+    }
+
+    static func countHit(_ cacheType: ImageCacheType) {
+        if cacheType == .memory { PipelineMetrics.memoryHits.increment() } else { PipelineMetrics.diskHits.increment() }
+    }
+
+    // MARK: download decision (M-8)
+
+    private func decideDownload(
+        _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, cached: ImageCacheQueryResult?
+    ) {
+        let options = request.options
+        var shouldDownload = !options.contains(.fromCacheOnly) && (cached == nil || options.contains(.refreshCached))
+        if shouldDownload, let delegate, !delegate.imageManager(self, shouldDownloadImageFor: request.url) {
+            shouldDownload = false
+        }
+        if shouldDownload && !request.loader.canRequestImage(for: request.url) {
+            shouldDownload = false
+        }
+        let cachedResult = cached.map {
+            ImageResult(image: $0.image, data: $0.data, cacheType: $0.cacheType, url: request.url)
+        }
+        guard shouldDownload else {
+            if let cachedResult {
+                PipelineMetrics.loadDuration(source: cachedResult.cacheType, since: request.startTime)
+                operation.end(.success(cachedResult))
+            } else {
+                // No cached image and no download allowed: no image and no error (SPEC M-8).
+                operation.end(.success(ImageResult(image: nil, cacheType: .none, url: request.url)))
+            }
+            return
+        }
+        if let cachedResult {
+            // refreshCached: the cached image first, then revalidate (SPEC M-8, D-10).
+            operation.deliver(cachedResult)
+        }
+        download(request, operation, hasCachedImage: cachedResult != nil)
+    }
+
+    // MARK: download
+
+    private func download(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation, hasCachedImage: Bool) {
+        var context = request.context
+        if request.options.contains(.refreshCached), let key = request.originalKey,
+            let extended = request.cache.diskCache.extendedData(for: key)
+        {
+            let validators = HTTPCacheValidators(entityTag: extended.eTag, lastModified: extended.lastModified)
+            if !validators.isEmpty { context.cachedResponseValidators = validators }
+        }
+        PipelineMetrics.downloads.increment()
+        let token = request.loader.requestImage(
+            with: request.url, options: request.options, context: context,
+            progress: { received, expected, url in
+                operation.progress(request.progress, received: received, expected: expected, url: url)
+            },
+            completed: { [self] result in
+                downloadCompleted(result, request, operation, hasCachedImage: hasCachedImage)
+            })
+        if !operation.attach(token) { token.cancel() }
+    }
+
+    private func downloadCompleted(
+        _ result: Result<ImageLoaderResult, WebImageError>, _ request: ImageLoadRequest,
+        _ operation: ImageCombinedOperation, hasCachedImage: Bool
+    ) {
+        guard !operation.isCancelled else { return }
+        switch result {
+        case .failure(.cacheNotModified) where hasCachedImage:
+            // 304: the cached copy stays (its dates refreshed); no second delivery (SPEC M-8, D-10).
+            refreshDates(request)
+            operation.endSilently()
+        case .failure(let error):
+            let loaderAllows =
+                request.loader.shouldBlockFailedURL(request.url, error: error)
+                && (delegate?.imageManager(self, shouldBlockFailedURL: request.url, error: error) ?? true)
+            if failedURLs.recordFailure(request.url, error: error, loaderAllows: loaderAllows) {
+                PipelineMetrics.logger.info("URL added to the failed list", metadata: ["url": "\(request.url)", "error": "\(error.code)"])
+            }
+            PipelineMetrics.failure(error)
+            operation.end(.failure(error))
+        case .success(let value) where !value.finished:
+            operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
+        case .success(let value):
+            if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+            PipelineMetrics.downloadBytes.increment(by: Int64(value.data.count))
+            Task { await finishDownload(value, request, operation) }
+        }
+    }
+
+    /// Transform, store (original and/or final, per the cache types), deliver (SPEC M-9).
+    private func finishDownload(_ value: ImageLoaderResult, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) async {
+        let original = value.image
+        var final = original
+        var transformed = false
+        if let original, request.shouldTransform(original) {
+            if let result = await transform(original, request) {
+                final = result
+                transformed = true
+            }
+        }
+        guard !operation.isCancelled else { return }
+
+        let validators = value.response?.validators ?? HTTPCacheValidators()
+        let extended = DiskCacheExtendedData(
+            originalURL: request.url.absoluteString, contentType: value.response?.contentType,
+            eTag: validators.entityTag, lastModified: validators.lastModified)
+        let storeType = request.context.storeCacheType ?? .all
+        if request.hasDerivedKey {
+            // The original: its bytes (and, when it was decoded at full size, its image).
+            let originalType = request.context.originalStoreCacheType ?? .disk
+            let fullSize = request.context.imageThumbnailPixelSize == nil ? original : nil
+            await store(
+                fullSize, data: value.data, key: request.originalKey, cacheType: originalType, request: request,
+                operation: operation, extendedData: extended)
+            // The derived image, only when it really is derived (a failed transform stores nothing).
+            let derivedIsReady = transformed || (request.transformer == nil && final != nil)
+            if derivedIsReady, let final {
+                await store(
+                    final, data: nil, key: request.finalKey, cacheType: storeType, request: request,
+                    operation: operation, extendedData: nil)
+            }
+        } else {
+            await store(
+                final, data: value.data, key: request.finalKey, cacheType: storeType, request: request,
+                operation: operation, extendedData: extended)
+        }
+        guard !operation.isCancelled else { return }
+        PipelineMetrics.loadDuration(source: .none, since: request.startTime)
+        operation.end(.success(ImageResult(image: final, data: value.data, cacheType: .none, url: request.url)))
+    }
+
+    /// Runs the transformer on the processing pool (never on the caller's or a network thread).
+    func transform(_ image: Image, _ request: ImageLoadRequest) async -> Image? {
+        guard let transformer = request.transformer, request.shouldTransform(image) else { return image }
+        let key = request.originalKey ?? request.url.absoluteString
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try? await ProcessingPool.shared.run { transformer.transform(image, key: key) }
+        PipelineMetrics.transformDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
+        return result ?? nil
+    }
+
+    /// Stores into the layers of `cacheType`: memory at once (unless the load was cancelled,
+    /// SPEC M-10), disk in the background or, with `waitStoreCache`, before returning.
+    private func store(
+        _ image: Image?, data: Data?, key: String?, cacheType: ImageCacheType, request: ImageLoadRequest,
+        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?
+    ) async {
+        guard let key, cacheType != .none, !operation.isCancelled else { return }
+        let cache = request.cache
+        if cacheType.includesMemory, let image, cache.configuration.shouldCacheImagesInMemory {
+            cache.memoryCache.setImage(image, forKey: key)
+        }
+        guard cacheType.includesDisk, image != nil || data != nil else { return }
+        let context = request.context
+        let write: @Sendable () async -> Void = {
+            do {
+                try await cache.store(image, imageData: data, forKey: key, cacheType: .disk, context: context, extendedData: extendedData)
+            } catch {
+                PipelineMetrics.logger.warning("disk store failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+        }
+        if request.options.contains(.waitStoreCache) {
+            await write()
+        } else {
+            Task { await write() }
+        }
+    }
+
+    /// After a 304: rewrite the cached bytes so the entry's dates are fresh (expiry counts
+    /// from the last validation).
+    private func refreshDates(_ request: ImageLoadRequest) {
+        guard let key = request.originalKey else { return }
+        let disk = request.cache.diskCache
+        Task {
+            guard let data = disk.data(for: key) else { return }
+            try? await disk.storeAndWait(data, forKey: key, extendedData: disk.extendedData(for: key))
+        }
+    }
+}

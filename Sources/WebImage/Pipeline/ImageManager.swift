@@ -1,0 +1,146 @@
+import CoreMetrics
+import Foundation
+import Synchronization
+
+/// The pipeline (SPEC M-1…M-12): one call from a URL to an image, through the failed-URL list,
+/// the memory and disk caches, the loader, the transformer, and back into the caches.
+///
+/// ```swift
+/// let result = try await ImageManager.shared.loadImage(with: url)
+/// ```
+///
+/// The flow of one request: options processor → failed-URL check → cache query (memory, then
+/// disk) → download when allowed and needed (coalesced, decoded off the network threads) →
+/// transform → store (memory and disk, original and transformed per the cache types) →
+/// completion on the callback queue.
+public final class ImageManager: ImageManaging {
+    private struct Defaults {
+        var cache: ImageCache?
+        var loader: (any ImageLoader)?
+    }
+
+    private static let defaults = Mutex(Defaults())
+
+    /// The cache a manager created without one uses (default ``ImageCache/shared``). Set it
+    /// before the first use of ``shared``.
+    public static var defaultImageCache: ImageCache {
+        get { defaults.withLock { $0.cache } ?? ImageCache.shared }
+        set { defaults.withLock { $0.cache = newValue } }
+    }
+
+    /// The loader a manager created without one uses (default: a ``LoadersManager`` with the
+    /// `file:`/`data:` loader and ``ImageDownloader/shared``). Set it before the first use of
+    /// ``shared``.
+    public static var defaultImageLoader: any ImageLoader {
+        get { defaults.withLock { $0.loader } ?? LoadersManager() }
+        set { defaults.withLock { $0.loader = newValue } }
+    }
+
+    /// The shared manager, made from ``defaultImageCache`` and ``defaultImageLoader`` on first use.
+    public static let shared = ImageManager()
+
+    /// The cache this manager queries and fills.
+    public let imageCache: ImageCache
+    /// The loader this manager downloads with.
+    public let imageLoader: any ImageLoader
+    /// URLs whose load failed permanently (SPEC M-3).
+    public let failedURLs = FailedURLList()
+
+    struct Settings {
+        var optionsProcessor: (any OptionsProcessor)?
+        weak var delegate: (any ImageManagerDelegate)?
+        var transformer: (any ImageTransformer)?
+        var cacheKeyFilter: (any CacheKeyFilter)?
+        var cacheSerializer: (any CacheSerializer)?
+        var callbackQueue: CallbackQueue = .platformDefault
+    }
+
+    let settings = Mutex(Settings())
+    private let running = Mutex<[ObjectIdentifier: ImageCombinedOperation]>([:])
+
+    /// A manager over `cache` and `loader`.
+    public init(cache: ImageCache = ImageManager.defaultImageCache, loader: any ImageLoader = ImageManager.defaultImageLoader) {
+        imageCache = cache
+        imageLoader = loader
+    }
+
+    /// A global hook that may rewrite the options and context of every request (SPEC M-7).
+    public var optionsProcessor: (any OptionsProcessor)? {
+        get { settings.withLock { $0.optionsProcessor } }
+        set { settings.withLock { $0.optionsProcessor = newValue } }
+    }
+
+    /// Vetoes downloads and failed-URL listing (held weakly).
+    public var delegate: (any ImageManagerDelegate)? {
+        get { settings.withLock { $0.delegate } }
+        set { settings.withLock { $0.delegate = newValue } }
+    }
+
+    /// The transformer for requests whose context sets none.
+    public var transformer: (any ImageTransformer)? {
+        get { settings.withLock { $0.transformer } }
+        set { settings.withLock { $0.transformer = newValue } }
+    }
+
+    /// The cache key filter for requests whose context sets none (SPEC M-6).
+    public var cacheKeyFilter: (any CacheKeyFilter)? {
+        get { settings.withLock { $0.cacheKeyFilter } }
+        set { settings.withLock { $0.cacheKeyFilter = newValue } }
+    }
+
+    /// The cache serializer for requests whose context sets none.
+    public var cacheSerializer: (any CacheSerializer)? {
+        get { settings.withLock { $0.cacheSerializer } }
+        set { settings.withLock { $0.cacheSerializer = newValue } }
+    }
+
+    /// Where callbacks run for requests whose context sets none (SPEC M-11). Default:
+    /// ``CallbackQueue/platformDefault`` — the main queue on Apple platforms, `.current` on Linux.
+    public var callbackQueue: CallbackQueue {
+        get { settings.withLock { $0.callbackQueue } }
+        set { settings.withLock { $0.callbackQueue = newValue } }
+    }
+
+    /// Loads in progress. Every load leaves this count when it ends, however it ends.
+    public var runningOperationCount: Int { running.withLock { $0.count } }
+
+    /// Cancels every load in progress.
+    public func cancelAll() {
+        let operations = running.withLock { Array($0.values) }
+        for operation in operations { operation.cancel() }
+    }
+
+    /// The cache key of `url` under `context` (SPEC M-6): the context's or the manager's filter,
+    /// else the absolute URL string.
+    public func cacheKey(for url: URL?, context: WebImageContext = WebImageContext()) -> String? {
+        guard let url else { return nil }
+        return withDefaults(context).cacheKey(for: url)
+    }
+
+    /// `context` with the manager's transformer, key filter and serializer filled in where the
+    /// context has none.
+    func withDefaults(_ context: WebImageContext) -> WebImageContext {
+        let settings = self.settings.withLock { $0 }
+        var context = context
+        if context.imageTransformer == nil, let transformer = settings.transformer { context.imageTransformer = transformer }
+        if context.cacheKeyFilter == nil, let filter = settings.cacheKeyFilter { context.cacheKeyFilter = filter }
+        if context.cacheSerializer == nil, let serializer = settings.cacheSerializer { context.cacheSerializer = serializer }
+        return context
+    }
+
+    func register(_ operation: ImageCombinedOperation) {
+        let count = running.withLock { running -> Int in
+            running[ObjectIdentifier(operation)] = operation
+            return running.count
+        }
+        PipelineMetrics.runningOperations.record(count)
+    }
+
+    func unregister(_ operation: ImageCombinedOperation) {
+        let count = running.withLock { running -> Int in
+            running[ObjectIdentifier(operation)] = nil
+            return running.count
+        }
+        PipelineMetrics.runningOperations.record(count)
+    }
+}

@@ -1,0 +1,49 @@
+import Dispatch
+import Logging
+import CoreMetrics
+
+/// The pipeline's counters and timers (SPEC X-7), reported through swift-metrics to whatever
+/// backend the application bootstraps (none by default: then they cost next to nothing).
+///
+/// | metric | kind | dimensions |
+/// |---|---|---|
+/// | `webimage_requests_total` | counter | — |
+/// | `webimage_cache_hits_total` | counter | `layer`: memory / disk |
+/// | `webimage_cache_misses_total` | counter | — |
+/// | `webimage_downloads_total` | counter | — |
+/// | `webimage_download_bytes_total` | counter | — |
+/// | `webimage_failures_total` | counter | `error`: the ``/WebImageCore/WebImageError/code`` |
+/// | `webimage_blacklist_hits_total` | counter | — |
+/// | `webimage_load_duration_seconds` | timer | `source`: memory / disk / network |
+/// | `webimage_transform_duration_seconds` | timer | — |
+/// | `webimage_running_operations` | gauge | — |
+///
+/// Decoding happens inside the cache and the loader and is part of the load duration.
+enum PipelineMetrics {
+    static let logger = Logger(label: "swift-web-image.manager")
+
+    static let requests = Counter(label: "webimage_requests_total")
+    static let memoryHits = Counter(label: "webimage_cache_hits_total", dimensions: [("layer", "memory")])
+    static let diskHits = Counter(label: "webimage_cache_hits_total", dimensions: [("layer", "disk")])
+    static let misses = Counter(label: "webimage_cache_misses_total")
+    static let downloads = Counter(label: "webimage_downloads_total")
+    static let downloadBytes = Counter(label: "webimage_download_bytes_total")
+    static let blacklistHits = Counter(label: "webimage_blacklist_hits_total")
+    static let transformDuration = CoreMetrics.Timer(label: "webimage_transform_duration_seconds")
+    static let runningOperations = Gauge(label: "webimage_running_operations")
+
+    static func failure(_ error: WebImageError) {
+        Counter(label: "webimage_failures_total", dimensions: [("error", error.code)]).increment()
+    }
+
+    static func loadDuration(source: ImageCacheType, since start: UInt64) {
+        let label: String
+        switch source {
+        case .memory: label = "memory"
+        case .disk: label = "disk"
+        case .none, .all: label = "network"
+        }
+        CoreMetrics.Timer(label: "webimage_load_duration_seconds", dimensions: [("source", label)])
+            .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import WebImageCore
+
+extension PNGCoder {
+    /// `true` for ``ImageFormat/png``.
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
+
+    /// Encodes `image` as PNG, or as APNG when it has several frames and
+    /// ``EncodeOptions/keepAnimation`` is on (every frame full-canvas, durations in
+    /// milliseconds, the image's loop count).
+    ///
+    /// PNG is lossless: ``EncodeOptions/quality`` and ``EncodeOptions/lossless`` are ignored.
+    /// Alpha is written (RGBA8) when the image has alpha and some pixel is not opaque;
+    /// otherwise RGB8. ``EncodeOptions/maxPixelSize`` shrinks the image first (aspect ratio
+    /// kept). With ``EncodeOptions/maxFileSize``, a result that is too large is re-encoded at
+    /// 3/4 of the size per step (at most 8 steps); the smallest result is returned if none fits.
+    ///
+    /// - Throws: ``WebImageError/unsupportedFormat(_:reason:)`` for other formats,
+    ///   ``WebImageError/encodingFailed(reason:)`` when libspng fails.
+    public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .png else {
+            throw WebImageError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
+        }
+        var frames = options.keepAnimation ? image.frames : [image.frames[0]]
+        if let box = options.maxPixelSize, box.width > 0, box.height > 0 {
+            let size = ThumbnailSizing.fit(image.pixelSize, within: box, preserveAspectRatio: true)
+            frames = Self.resized(frames, to: size)
+        }
+        let alpha = image.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
+        var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
+        guard let maxBytes = options.maxFileSize, best.count > maxBytes else { return Data(best) }
+        for _ in 0..<8 {
+            let current = frames[0].pixels
+            let size = PixelSize(width: max(1, current.width * 3 / 4), height: max(1, current.height * 3 / 4))
+            if size.width == current.width && size.height == current.height { break }
+            frames = Self.resized(frames, to: size)
+            let data = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
+            if data.count < best.count { best = data }
+            if data.count <= maxBytes { break }
+        }
+        return Data(best)
+    }
+
+    private static func resized(_ frames: [ImageFrame], to size: PixelSize) -> [ImageFrame] {
+        frames.map { frame in
+            if frame.pixels.width == size.width && frame.pixels.height == size.height { return frame }
+            return ImageFrame(pixels: frame.pixels.downscaled(to: size), duration: frame.duration)
+        }
+    }
+
+    private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int) throws -> [UInt8] {
+        if frames.count == 1 { return try SPNGEncoding.encode(frames[0].pixels, alpha: alpha) }
+        let encoded = try frames.map { (png: try SPNGEncoding.encode($0.pixels, alpha: alpha), duration: $0.duration) }
+        return try APNGWriting.assemble(frames: encoded, loopCount: loopCount)
+    }
+}

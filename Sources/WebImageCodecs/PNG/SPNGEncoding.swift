@@ -1,0 +1,59 @@
+import CSPNG
+import Foundation
+import WebImageCore
+
+/// Single-image encoding with libspng (one encoder context per call).
+enum SPNGEncoding {
+    /// Encodes `pixels` as an 8-bit PNG: RGBA when `alpha`, otherwise RGB (alpha dropped).
+    /// - Throws: ``WebImageError/encodingFailed(reason:)``.
+    static func encode(_ pixels: PixelBuffer, alpha: Bool) throws -> [UInt8] {
+        guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
+            throw WebImageError.encodingFailed(reason: "PNG: could not create a libspng encoder")
+        }
+        defer { spng_ctx_free(ctx) }
+        var rc = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)
+        guard rc == 0 else { throw failure(rc) }
+        var ihdr = spng_ihdr()
+        ihdr.width = UInt32(truncatingIfNeeded: pixels.width)
+        ihdr.height = UInt32(truncatingIfNeeded: pixels.height)
+        ihdr.bit_depth = 8
+        ihdr.color_type = UInt8(alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+        rc = spng_set_ihdr(ctx, &ihdr)
+        guard rc == 0 else { throw failure(rc) }
+        let fmt = Int32(SPNG_FMT_PNG.rawValue)
+        let flags = Int32(SPNG_ENCODE_FINALIZE.rawValue)
+        if alpha {
+            rc = pixels.bytes.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+        } else {
+            let rgb = rgbBytes(of: pixels)
+            rc = rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+        }
+        guard rc == 0 else { throw failure(rc) }
+        var length = 0
+        var error: Int32 = 0
+        guard let buffer = spng_get_png_buffer(ctx, &length, &error), error == 0 else {
+            throw failure(error)
+        }
+        defer { free(buffer) }
+        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    /// The RGB8 bytes of `pixels` (alpha dropped).
+    private static func rgbBytes(of pixels: PixelBuffer) -> [UInt8] {
+        let count = pixels.width * pixels.height
+        return [UInt8](unsafeUninitializedCapacity: count * 3) { out, initialized in
+            pixels.bytes.withUnsafeBufferPointer { src in
+                for i in 0..<count {
+                    out[i * 3] = src[i * 4]
+                    out[i * 3 + 1] = src[i * 4 + 1]
+                    out[i * 3 + 2] = src[i * 4 + 2]
+                }
+            }
+            initialized = count * 3
+        }
+    }
+
+    private static func failure(_ code: Int32) -> WebImageError {
+        .encodingFailed(reason: "PNG: \(String(cString: spng_strerror(code)))")
+    }
+}

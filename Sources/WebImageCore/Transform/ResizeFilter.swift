@@ -1,0 +1,68 @@
+import Foundation
+
+/// A resampling kernel for ``Resampler`` and ``ResizeTransformer``.
+///
+/// The definitions match Pillow's (`Image.Resampling`), so results can be checked against it:
+/// `lanczos3` ↔ `LANCZOS`, `catmullRom` ↔ `BICUBIC` (Keys, a = −0.5), `bilinear` ↔ `BILINEAR`,
+/// `box` ↔ `BOX`. When shrinking, every kernel is stretched by the scale factor, so all of them
+/// average over the source area (no aliasing from skipped pixels).
+public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Windowed sinc with three lobes: sharpest, slight ringing. The default.
+    case lanczos3
+    /// Mitchell–Netravali cubic (B = C = 1/3): soft, almost no ringing.
+    case mitchell
+    /// Catmull-Rom cubic (B = 0, C = 0.5): sharp cubic; Pillow's `BICUBIC`.
+    case catmullRom = "catmull-rom"
+    /// Triangle (tent) filter: bilinear interpolation when enlarging. Fast.
+    case bilinear
+    /// Box filter: area average when shrinking, nearest neighbour when enlarging. Fastest.
+    case box
+
+    public var description: String { rawValue }
+
+    /// Half-width of the kernel in source pixels at scale 1.
+    public var support: Double {
+        switch self {
+        case .lanczos3: 3
+        case .mitchell, .catmullRom: 2
+        case .bilinear: 1
+        case .box: 0.5
+        }
+    }
+
+    /// The kernel's value at distance `x` (in kernel units) from the centre.
+    public func weight(_ x: Double) -> Double {
+        switch self {
+        case .box:
+            return x > -0.5 && x <= 0.5 ? 1 : 0
+        case .bilinear:
+            let t = abs(x)
+            return t < 1 ? 1 - t : 0
+        case .catmullRom:
+            return Self.cubic(x, b: 0, c: 0.5)
+        case .mitchell:
+            return Self.cubic(x, b: 1.0 / 3, c: 1.0 / 3)
+        case .lanczos3:
+            guard x > -3 && x < 3 else { return 0 }
+            return Self.sinc(x) * Self.sinc(x / 3)
+        }
+    }
+
+    private static func sinc(_ x: Double) -> Double {
+        if x == 0 { return 1 }
+        let px = Double.pi * x
+        return sin(px) / px
+    }
+
+    /// The Mitchell–Netravali family of cubics.
+    private static func cubic(_ x: Double, b: Double, c: Double) -> Double {
+        let t = abs(x)
+        if t < 1 {
+            return ((12 - 9 * b - 6 * c) * t * t * t + (-18 + 12 * b + 6 * c) * t * t + (6 - 2 * b)) / 6
+        }
+        if t < 2 {
+            return ((-b - 6 * c) * t * t * t + (6 * b + 30 * c) * t * t + (-12 * b - 48 * c) * t + (8 * b + 24 * c)) / 6
+        }
+        return 0
+    }
+}

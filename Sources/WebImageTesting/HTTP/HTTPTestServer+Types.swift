@@ -1,0 +1,115 @@
+import Foundation
+
+extension HTTPTestServer {
+    /// A request as the server received it.
+    public struct Request: Sendable {
+        /// `GET`, `HEAD`, …
+        public var method: String
+        /// The path without the query (`/images/a.png`).
+        public var path: String
+        /// The full request target (`/images/a.png?x=1`).
+        public var uri: String
+        /// The header fields, in order.
+        public var headers: [(name: String, value: String)]
+
+        /// The first value of the header `name` (case-insensitive).
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    /// What the server does with one request: a scripted response.
+    public struct Response: Sendable {
+        /// What to do on the connection.
+        public enum Action: Sendable {
+            /// Send the response (head, body, end).
+            case respond
+            /// Close the connection without sending anything.
+            case close
+        }
+
+        public var action: Action = .respond
+        /// The status code.
+        public var status: Int = 200
+        /// Header fields to send. `Content-Length` is added from the body unless
+        /// ``declaredLength`` or ``chunked`` say otherwise.
+        public var headers: [(name: String, value: String)] = []
+        /// The body bytes.
+        public var body: Data = Data()
+        /// Wait this long before sending the head (bounded by the test that sets it).
+        public var headDelay: Duration = .zero
+        /// Wait for this gate to open before sending the head.
+        public var gate: Gate?
+        /// Send the body in pieces of this many bytes (`nil`: one piece).
+        public var chunkSize: Int?
+        /// Wait this long between pieces.
+        public var chunkDelay: Duration = .zero
+        /// Use chunked transfer encoding instead of `Content-Length`.
+        public var chunked = false
+        /// Announce this `Content-Length` instead of the body's size. Larger than the body:
+        /// the body is sent and then the connection is closed (a truncated response).
+        public var declaredLength: Int?
+        /// End the connection abnormally (``Action/close`` or a truncated body) with a TCP
+        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN).
+        public var reset = false
+
+        public init(
+            status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
+            action: Action = .respond
+        ) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.action = action
+        }
+
+        /// 200 with `body` and a `Content-Type`.
+        public static func ok(_ body: Data, contentType: String = "application/octet-stream") -> Response {
+            Response(status: 200, headers: [("Content-Type", contentType)], body: body)
+        }
+
+        /// A bodiless response with `status`.
+        public static func status(_ status: Int) -> Response {
+            Response(status: status)
+        }
+
+        /// A redirect to `location` (a path on this server or an absolute URL).
+        public static func redirect(to location: String, status: Int = 302) -> Response {
+            Response(status: status, headers: [("Location", location)])
+        }
+
+        /// Closes the connection without answering.
+        public static let close = Response(action: .close)
+
+        /// Resets the connection (RST) without answering.
+        public static let reset = Response(action: .close).with { $0.reset = true }
+
+        /// A copy with changes applied.
+        public func with(_ change: (inout Response) -> Void) -> Response {
+            var copy = self
+            change(&copy)
+            return copy
+        }
+    }
+
+    /// Decides the response to a request.
+    public typealias Handler = @Sendable (Request) -> Response
+
+    /// A handler serving `body` with validators: answers 304 (no body) when the request's
+    /// `If-None-Match` equals `entityTag` or its `If-Modified-Since` equals `lastModified`.
+    public static func conditional(
+        _ body: Data, entityTag: String?, lastModified: String?, contentType: String = "application/octet-stream"
+    ) -> Handler {
+        { request in
+            var validators: [(name: String, value: String)] = []
+            if let entityTag { validators.append(("ETag", entityTag)) }
+            if let lastModified { validators.append(("Last-Modified", lastModified)) }
+            let tagMatches = entityTag != nil && request.header("If-None-Match") == entityTag
+            let dateMatches = lastModified != nil && request.header("If-Modified-Since") == lastModified
+            if tagMatches || dateMatches {
+                return Response(status: 304, headers: validators)
+            }
+            return Response(status: 200, headers: [("Content-Type", contentType)] + validators, body: body)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on SwiftNIO for loader tests, bound to 127.0.0.1 on a random port.
+///
+/// Routes are scripted per test (``route(_:_:)``): fixed bytes, any status and headers,
+/// delays, slow/chunked bodies, truncation, closed connections, redirects, conditional
+/// responses. The server counts requests per path, records request headers, and tracks how
+/// many responses are in flight at once (``maxInFlight``) and how many were abandoned by the
+/// client (``abortedResponses``), so tests can assert coalescing, limits and cancellation.
+///
+/// ```swift
+/// let server = HTTPTestServer()
+/// try await server.start()
+/// defer { Task { await server.shutdown() } }
+/// server.route("/a.png", .ok(bytes, contentType: "image/png"))
+/// ```
+public final class HTTPTestServer: Sendable {
+    private struct State {
+        var routes: [String: Handler] = [:]
+        var requests: [Request] = []
+        var counts: [String: Int] = [:]
+        var inFlight = 0
+        var maxInFlight = 0
+        var aborted = 0
+        var connections = 0
+        var port: Int?
+        var channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>?
+        var serverTask: Task<Void, Never>?
+    }
+
+    /// Requests recorded at most (older ones are dropped from ``requests(for:)``; counts stay).
+    public static let maxRecordedRequests = 10_000
+
+    private let state = Mutex(State())
+    private let group: MultiThreadedEventLoopGroup
+
+    /// A server that is not listening yet; call ``start()``.
+    public init() {
+        group = MultiThreadedEventLoopGroup.singleton
+    }
+
+    /// The port, once started.
+    public var port: Int { state.withLock { $0.port ?? 0 } }
+
+    /// `http://127.0.0.1:<port><path>`.
+    public func url(_ path: String) -> URL {
+        // The string is built from an integer port and a test-supplied path.
+        URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/invalid")
+    }
+
+    /// Scripts the response for `path`.
+    public func route(_ path: String, _ response: Response) {
+        route(path) { _ in response }
+    }
+
+    /// Scripts `path` with a handler called for each request.
+    public func route(_ path: String, handler: @escaping Handler) {
+        state.withLock { $0.routes[path] = handler }
+    }
+
+    /// Requests received for `path` (any query).
+    public func requestCount(_ path: String) -> Int { state.withLock { $0.counts[path] ?? 0 } }
+    /// All requests received.
+    public var totalRequestCount: Int { state.withLock { $0.counts.values.reduce(0, +) } }
+    /// The recorded requests for `path`, oldest first.
+    public func requests(for path: String) -> [Request] { state.withLock { $0.requests.filter { $0.path == path } } }
+    /// The most responses that were being produced at the same time.
+    public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    /// Responses being produced now.
+    public var inFlight: Int { state.withLock { $0.inFlight } }
+    /// Responses the client abandoned (connection closed before the response was complete).
+    public var abortedResponses: Int { state.withLock { $0.aborted } }
+    /// Connections accepted.
+    public var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Binds 127.0.0.1 on a random port and starts serving.
+    public func start() async throws {
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
+        let port = channel.channel.localAddress?.port ?? 0
+        let task = Task { [self] in
+            await withDiscardingTaskGroup { connections in
+                do {
+                    try await channel.executeThenClose { inbound in
+                        for try await connection in inbound {
+                            state.withLock { $0.connections += 1 }
+                            connections.addTask { await self.serve(connection) }
+                        }
+                    }
+                } catch {
+                    // The listening socket closed (shutdown): stop accepting.
+                }
+                connections.cancelAll()
+            }
+        }
+        state.withLock {
+            $0.port = port
+            $0.channel = channel
+            $0.serverTask = task
+        }
+    }
+
+    /// Stops listening, closes every connection and waits for the handlers to end.
+    public func shutdown() async {
+        let (channel, task) = state.withLock { ($0.channel, $0.serverTask) }
+        try? await channel?.channel.close()
+        task?.cancel()
+        await task?.value
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        _ = try? await connection.executeThenClose { inbound, outbound async throws -> Void in
+            var head: HTTPRequestHead?
+            for try await part in inbound {
+                switch part {
+                case .head(let received):
+                    head = received
+                case .body:
+                    break
+                case .end:
+                    guard let received = head else { continue }
+                    head = nil
+                    let keepOpen = try await respond(to: received, outbound: outbound)
+                    if case .reset = keepOpen {
+                        // SO_LINGER 0: closing sends RST instead of FIN.
+                        if let provider = connection.channel as? any SocketOptionProvider {
+                            try await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                        }
+                    }
+                    if keepOpen != .keepOpen { return }
+                }
+            }
+        }
+    }
+
+    /// What happens to the connection after a response.
+    private enum Ending { case keepOpen, close, reset }
+
+    /// Answers one request; returns what happens to the connection.
+    private func respond(
+        to head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> Ending {
+        let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let request = Request(
+            method: head.method.rawValue, path: path, uri: head.uri,
+            headers: head.headers.map { (name: $0.name, value: $0.value) })
+        let handler = state.withLock { state -> Handler? in
+            state.counts[path, default: 0] += 1
+            if state.requests.count >= Self.maxRecordedRequests { state.requests.removeFirst() }
+            state.requests.append(request)
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            return state.routes[path]
+        }
+        var finished = false
+        defer {
+            if !finished { state.withLock { $0.inFlight -= 1 } }
+        }
+        let response = handler?(request) ?? Response.status(404)
+        do {
+            if let gate = response.gate { try await gate.wait() }
+            if response.headDelay > .zero { try await Task.sleep(for: response.headDelay) }
+            if response.action == .close {
+                state.withLock { $0.inFlight -= 1 }
+                finished = true
+                return response.reset ? .reset : .close
+            }
+            var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
+            let truncated = response.declaredLength.map { $0 > response.body.count } ?? false
+            if response.chunked {
+                headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            } else {
+                headers.replaceOrAdd(name: "Content-Length", value: String(response.declaredLength ?? response.body.count))
+            }
+            let status = HTTPResponseStatus(statusCode: response.status)
+            try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
+            let pieces = Self.split(response.body, size: response.chunkSize)
+            for (index, piece) in pieces.enumerated() {
+                if index > 0, response.chunkDelay > .zero { try await Task.sleep(for: response.chunkDelay) }
+                if index == pieces.count - 1, !truncated {
+                    // Leave the in-flight count before the client can possibly see the last byte.
+                    state.withLock { $0.inFlight -= 1 }
+                    finished = true
+                }
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: piece))))
+            }
+            if truncated {
+                state.withLock { $0.inFlight -= 1 }
+                finished = true
+                return response.reset ? .reset : .close
+            }
+            if !finished {
+                state.withLock { $0.inFlight -= 1 }
+                finished = true
+            }
+            try await outbound.write(.end(nil))
+            return .keepOpen
+        } catch {
+            if !finished { state.withLock { $0.aborted += 1 } }
+            throw error
+        }
+    }
+
+    private static func split(_ body: Data, size: Int?) -> [Data] {
+        guard !body.isEmpty else { return [] }
+        let step = max(1, size ?? body.count)
+        return stride(from: 0, to: body.count, by: step).map { start in
+            body.subdata(in: start..<min(body.count, start + step))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+import WebImageTesting
+
+/// The whole pipeline over the real stack: ImageManager → ImageCache (temporary directory) →
+/// ImageDownloader (AsyncHTTPClient) → the loopback test server, with the real WebP coder.
+@Suite("Image manager end to end over loopback HTTP")
+struct ManagerEndToEndTests {
+    func withPipeline(_ body: (HTTPTestServer, ImageManager, ImageCache) async throws -> Void) async throws {
+        var configuration = ImageDownloaderConfiguration()
+        configuration.downloadTimeout = 10
+        configuration.maximumRequestDuration = 20
+        try await withServerAndDownloader(configuration: configuration) { server, downloader in
+            let (_, cache) = ManagerFixtures.manager(loader: downloader)
+            let manager = ImageManager(cache: cache, loader: downloader)
+            manager.callbackQueue = .current
+            try await body(server, manager, cache)
+        }
+    }
+
+    @Test("Given a served image, then it downloads once, and the second load is a memory hit")
+    func downloadThenMemory() async throws {
+        try await withPipeline { server, manager, cache in
+            server.route("/a.webp", .ok(try ManagerFixtures.data(), contentType: "image/webp"))
+            let url = server.url("/a.webp")
+            let first = try await manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(first.cacheType == .none && first.image?.width == 24)
+            #expect(cache.containsImage(forKey: url.absoluteString, cacheType: .disk) == .disk)
+            let second = try await manager.loadImage(with: url)
+            #expect(second.cacheType == .memory)
+            #expect(server.requestCount("/a.webp") == 1)
+        }
+    }
+
+    @Test("Given 200 concurrent loads of one URL through the manager, then the server sees one request")
+    func coalescedThroughManager() async throws {
+        try await withPipeline { server, manager, _ in
+            server.route("/shared.webp", .ok(try ManagerFixtures.data()).with { $0.headDelay = .milliseconds(200) })
+            let url = server.url("/shared.webp")
+            let widths = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try await manager.loadImage(with: url, options: .fromLoaderOnly).image?.width ?? 0 }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(widths.count == 200 && widths.allSatisfy { $0 == 24 })
+            #expect(server.requestCount("/shared.webp") == 1)
+            #expect(manager.runningOperationCount == 0)
+        }
+    }
+
+    @Test("Given refreshCached against a server with an ETag, then 304 keeps the cached image with one delivery")
+    func revalidationOverHTTP() async throws {
+        try await withPipeline { server, manager, cache in
+            server.route("/e.webp", handler: HTTPTestServer.conditional(try ManagerFixtures.data(), entityTag: "\"e1\"", lastModified: nil))
+            let url = server.url("/e.webp")
+            _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(cache.diskCache.extendedData(for: url.absoluteString)?.eTag == "\"e1\"")
+            let recorder = CompletionRecorder()
+            let ended = Mutex(false)
+            _ = manager.start(url, options: .refreshCached, context: WebImageContext(), progress: nil, completed: recorder.handler,
+                ended: { ended.withLock { $0 = true } })
+            #expect(await eventually { ended.withLock { $0 } })
+            #expect(recorder.count == 1 && recorder.cacheTypes == [.memory])
+            #expect(server.requests(for: "/e.webp").last?.header("If-None-Match") == "\"e1\"")
+        }
+    }
+
+    @Test("Given a 404, then the URL is blocked and not requested again")
+    func notFoundBlocks() async throws {
+        try await withPipeline { server, manager, _ in
+            server.route("/missing.webp", .status(404))
+            let url = server.url("/missing.webp")
+            await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
+            await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
+            #expect(server.requestCount("/missing.webp") == 1)
+            #expect(manager.failedURLs.contains(url))
+        }
+    }
+}
