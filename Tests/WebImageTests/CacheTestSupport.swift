@@ -5,48 +5,6 @@ import Foundation
 import Synchronization
 @testable import WebImage
 
-/// A trivial image format for cache tests (real codecs land separately): `RAWI`, width and
-/// height as little-endian UInt32, then RGBA8 pixels. Honours the thumbnail size, scale and
-/// counts its decodes.
-final class RawTestCoder: ImageCoder {
-    static let magic: [UInt8] = Array("RAWI".utf8)
-    let decodeCount = Atomic<Int>(0)
-    let encodeCount = Atomic<Int>(0)
-
-    func canDecode(_ data: Data) -> Bool { data.prefix(4).elementsEqual(Self.magic) }
-
-    func decode(_ data: Data, options: DecodeOptions) throws -> Image {
-        decodeCount.add(1, ordering: .relaxed)
-        let bytes = [UInt8](data)
-        guard bytes.count >= 12, canDecode(data) else { throw WebImageError.badImageData(reason: "short header") }
-        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
-        let width = u32(4)
-        let height = u32(8)
-        guard width > 0, height > 0, width <= 4096, height <= 4096, bytes.count == 12 + width * height * 4 else {
-            throw WebImageError.badImageData(reason: "bad size")
-        }
-        var pixels = PixelBuffer(width: width, height: height, bytes: Array(bytes[12...]))
-        let target = options.targetSize(for: pixels.width == 0 ? PixelSize(width: 1, height: 1) : PixelSize(width: width, height: height))
-        if target != PixelSize(width: width, height: height) { pixels = pixels.downscaled(to: target) }
-        return Image(pixels: pixels, scale: options.scaleFactor ?? 1, format: .unknown, hasAlpha: true)
-    }
-
-    func canEncode(_ format: ImageFormat) -> Bool { format == .png || format == .jpeg }
-
-    func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
-        encodeCount.add(1, ordering: .relaxed)
-        return Self.encode(image.pixels)
-    }
-
-    static func encode(_ pixels: PixelBuffer) -> Data {
-        var bytes = magic
-        for value in [pixels.width, pixels.height] {
-            withUnsafeBytes(of: UInt32(value).littleEndian) { bytes.append(contentsOf: $0) }
-        }
-        bytes.append(contentsOf: pixels.bytes)
-        return Data(bytes)
-    }
-}
 
 enum CacheFixtures {
     /// A solid image of `width × height`.

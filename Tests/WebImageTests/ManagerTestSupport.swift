@@ -177,7 +177,9 @@ enum ManagerFixtures {
     /// A manager over a fresh cache in a temporary directory and `loader`; callbacks `.current`.
     static func manager(loader: any ImageLoader) -> (ImageManager, ImageCache) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-manager-\(UUID().uuidString)")
-        let cache = ImageCache(directory: directory)
+        // A pool of its own: suites run in parallel, and a busy shared pool (cache scale tests)
+        // must not starve these tests' disk queries.
+        let cache = ImageCache(directory: directory, pool: ProcessingPool(name: "test.manager", width: 2))
         let manager = ImageManager(cache: cache, loader: loader)
         manager.callbackQueue = .current
         return (manager, cache)
