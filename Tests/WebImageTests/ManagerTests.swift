@@ -72,6 +72,24 @@ struct ManagerCacheTests {
         #expect(loader.requestCount(url) == 1)
     }
 
+    @Test("Given a memory hit, then it completes before loadImage returns, with no operation and nothing left running")
+    func memoryHitIsSynchronous() async throws {
+        let loader = ScriptedLoader()
+        let (manager, cache) = ManagerFixtures.manager(loader: loader)
+        let url = ManagerFixtures.url("sync")
+        let image = ManagerFixtures.image()
+        cache.memoryCache.setImage(image, forKey: url.absoluteString)
+        let recorder = CompletionRecorder()
+        let operation = manager.loadImage(with: url, completed: recorder.handler)
+        #expect(operation == nil)
+        #expect(recorder.count == 1 && recorder.cacheTypes == [.memory])
+        #expect(recorder.images.first! === image)
+        #expect(manager.runningOperationCount == 0)
+        // refreshCached and queryMemoryData take the full path.
+        let slow = CompletionRecorder()
+        #expect(manager.loadImage(with: url, options: .queryMemoryData, completed: slow.handler) != nil)
+    }
+
     @Test("Given fromCacheOnly and an image only on disk, then query type memory gives no image and no download; disk gives the image")
     func fromCacheOnlyQueryTypes() async throws {
         let loader = ScriptedLoader()

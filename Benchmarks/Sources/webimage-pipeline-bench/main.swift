@@ -8,6 +8,11 @@
 //       then warm from memory in the same process; prints images/s and peak RSS.
 //   webimage-pipeline-bench disk CACHE_DIR [COUNT]
 //       a new process: the same images from the disk cache only (fromCacheOnly).
+//   webimage-pipeline-bench memory-cache [ITERATIONS]
+//       ns per MemoryCache hit vs a bare Mutex<[String: Image]> lookup, 1 thread and 2 threads.
+//   webimage-pipeline-bench disk-hit [ITERATIONS]
+//       µs per DiskCache.data(for:) of a 64 KiB entry vs open+fstat+allocate+read(2)+close of
+//       the same file (what any reader that returns fresh bytes must do).
 import Dispatch
 import Foundation
 import Synchronization
@@ -141,7 +146,68 @@ case "disk":
     print(String(format: "warm disk (new process):      %d images in %.2f s = %.0f images/s; %@",
         count, result.seconds, Double(count) / result.seconds, "\(result.hits)"))
     print(String(format: "peak RSS: %.0f MiB", peakRSSMiB()))
+case "memory-cache":
+    let iterations = argument(2).flatMap { Int($0) } ?? 1_000_000
+    let cache = MemoryCache()
+    let bare = Mutex<[String: Image]>([:])
+    let keys = (0..<1_000).map { "https://bench.invalid/images/\($0).jpg" }
+    for key in keys {
+        let image = Image(pixels: PixelBuffer(width: 1, height: 1, bytes: [1, 2, 3, 255]))
+        cache.setImage(image, forKey: key)
+        bare.withLock { $0[key] = image }
+    }
+    func measure(threads: Int, _ lookup: @escaping @Sendable (String) -> Image?) -> Double {
+        let perThread = iterations / threads
+        let start = now()
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            var found = 0
+            for i in 0..<perThread where lookup(keys[(i &+ t &* 7) % keys.count]) != nil { found += 1 }
+            precondition(found == perThread)
+        }
+        return Double(now() - start) / Double(perThread)
+    }
+    for threads in [1, 2] {
+        var ours = Double.infinity
+        var baseline = Double.infinity
+        for _ in 0..<5 {
+            ours = min(ours, measure(threads: threads) { cache.image(forKey: $0) })
+            baseline = min(baseline, measure(threads: threads) { key in bare.withLock { $0[key] } })
+        }
+        print(String(format: "memory cache hit, %d thread(s): MemoryCache %.0f ns, Mutex<[String: Image]> %.0f ns, ratio %.2fx",
+            threads, ours, baseline, ours / baseline))
+    }
+case "disk-hit":
+    let iterations = argument(2).flatMap { Int($0) } ?? 2_000
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disk-hit-bench-\(getpid())")
+    let disk = DiskCache(directory: directory)
+    let payload = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    try await disk.storeAndWait(payload, forKey: "https://bench.invalid/entry.jpg")
+    let path = disk.path(for: "https://bench.invalid/entry.jpg").path
+    var ours = Double.infinity
+    var raw = Double.infinity
+    for _ in 0..<5 {
+        var t0 = now()
+        for _ in 0..<iterations { precondition(disk.data(for: "https://bench.invalid/entry.jpg")?.count == 65_536) }
+        ours = min(ours, Double(now() - t0) / Double(iterations))
+        t0 = now()
+        for _ in 0..<iterations {
+            // What any reader returning the bytes does: open, size, allocate, read, close.
+            let fd = open(path, O_RDONLY)
+            var info = stat()
+            fstat(fd, &info)
+            let size = Int(info.st_size)
+            let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                count = max(0, read(fd, buffer.baseAddress, size))
+            }
+            close(fd)
+            precondition(bytes.count == 65_536)
+        }
+        raw = min(raw, Double(now() - t0) / Double(iterations))
+    }
+    print(String(format: "disk hit (64 KiB): DiskCache.data %.1f µs, open+fstat+alloc+read(2)+close %.1f µs, ratio %.2fx",
+        ours / 1000, raw / 1000, ours / raw))
+    try? FileManager.default.removeItem(at: directory)
 default:
-    FileHandle.standardError.write(Data("usage: webimage-pipeline-bench memory-hit [N] | end-to-end DIR [COUNT] | disk DIR [COUNT]\n".utf8))
+    FileHandle.standardError.write(Data("usage: webimage-pipeline-bench memory-hit [N] | end-to-end DIR [COUNT] | disk DIR [COUNT] | memory-cache [N] | disk-hit [N]\n".utf8))
     exit(2)
 }

@@ -124,7 +124,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Stores `data` under `key` and returns once it is on disk.
-    /// - Throws: ``WebImageError/cacheIO(reason:)`` when the write failed.
+    /// - Throws: ``/WebImageCore/WebImageError/cacheIO(reason:)`` when the write failed.
     public func storeAndWait(_ data: Data, forKey key: String, extendedData: DiskCacheExtendedData? = nil) async throws {
         let error: WebImageError? = await withCheckedContinuation { continuation in
             enqueueWrite(data, forKey: key, extendedData: extendedData) { continuation.resume(returning: $0) }

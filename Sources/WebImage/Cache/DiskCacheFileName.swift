@@ -12,18 +12,23 @@ enum DiskCacheFileName {
     /// The file name for `key`.
     static func forKey(_ key: String) -> String {
         let digest = SHA256.hash(data: Data(key.utf8))
-        var name = ""
+        // Built as ASCII bytes: this runs on every disk read and write.
+        var name = [UInt8]()
         name.reserveCapacity(73)
-        let hex: [Character] = Array("0123456789abcdef")
         for byte in digest {
-            name.append(hex[Int(byte >> 4)])
-            name.append(hex[Int(byte & 0x0F)])
+            name.append(hexDigit(byte >> 4))
+            name.append(hexDigit(byte & 0x0F))
         }
         if let ext = pathExtension(of: key) {
-            name.append(".")
-            name.append(ext)
+            name.append(UInt8(ascii: "."))
+            name.append(contentsOf: ext.utf8)
         }
-        return name
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// The lowercase hex digit of a value 0…15.
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The key's path extension when short and plain: the text after the last `.` of the last

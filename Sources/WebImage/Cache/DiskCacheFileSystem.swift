@@ -5,7 +5,7 @@ import Foundation
     import Darwin
 #endif
 
-/// The few POSIX calls the disk cache needs, with errors turned into ``WebImageError/cacheIO(reason:)``.
+/// The few POSIX calls the disk cache needs, with errors turned into ``/WebImageCore/WebImageError/cacheIO(reason:)``.
 enum DiskCacheFileSystem {
     /// The current `errno` as text.
     static func errorText(_ code: Int32 = errno) -> String {
@@ -60,22 +60,22 @@ enum DiskCacheFileSystem {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw WebImageError.cacheIO(reason: "stat \(path): \(errorText())") }
-        let size = Int(info.st_size)
-        var data = Data(count: size)
+        let size = max(0, Int(info.st_size))
+        guard size > 0 else { return Data() }
+        // Read into uninitialised memory that the Data then owns: no zero fill, no copy.
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         var total = 0
-        try data.withUnsafeMutableBytes { raw in
-            while total < size {
-                let got = read(fd, raw.baseAddress! + total, size - total)
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw WebImageError.cacheIO(reason: "read \(path): \(errorText())")
-                }
-                if got == 0 { break }
-                total += got
+        while total < size {
+            let got = read(fd, buffer + total, size - total)
+            if got < 0 {
+                if errno == EINTR { continue }
+                buffer.deallocate()
+                throw WebImageError.cacheIO(reason: "read \(path): \(errorText())")
             }
+            if got == 0 { break }
+            total += got
         }
-        if total < size { data.removeSubrange(total..<size) }
-        return data
+        return Data(bytesNoCopy: buffer, count: total, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
     /// `stat` of `path`, or `nil` when it does not exist.

@@ -6,7 +6,7 @@ import WebImageCore
 /// images (SPEC Q-1…Q-5).
 ///
 /// Queries look in memory first, then on disk; a disk hit is decoded on
-/// ``ProcessingPool/shared`` (never on the caller's thread, except with
+/// ``/WebImageCore/ProcessingPool/shared`` (never on the caller's thread, except with
 /// ``WebImageOptions/queryDiskDataSync``) and then kept in memory. Stores put the image in
 /// memory and the original bytes (or an encoding of the image) on disk.
 public final class ImageCache: Sendable {
@@ -93,7 +93,7 @@ public final class ImageCache: Sendable {
     /// ``WebImageContext/cacheSerializer`` returns (when set and an image is given), the
     /// original `imageData`, or `image` encoded in its own format (PNG when it has alpha and no
     /// encodable format, else JPEG). Encoding runs on the processing pool.
-    /// - Throws: ``WebImageError/encodingFailed(reason:)`` or ``WebImageError/cacheIO(reason:)``.
+    /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)`` or ``/WebImageCore/WebImageError/cacheIO(reason:)``.
     public func store(
         _ image: Image?, imageData: Data?, forKey key: String, cacheType: ImageCacheType = .all,
         context: WebImageContext = WebImageContext(), extendedData: DiskCacheExtendedData? = nil

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import WebImageCore
 
-/// A thread-safe key → ``Image`` store with a cost limit and a count limit (SPEC K-1…K-4).
+/// A thread-safe key → ``/WebImageCore/Image`` store with a cost limit and a count limit (SPEC K-1…K-4).
 ///
 /// - Eviction: **strict LRU**. Every hit moves the entry to the front of a doubly linked list
 ///   (array-backed, index-linked, O(1)); when a limit is exceeded the least recently used
@@ -17,7 +17,7 @@ import WebImageCore
 public final class MemoryCache: Sendable {
     /// Limits and behaviour of a ``MemoryCache``.
     public struct Configuration: Sendable {
-        /// Maximum total ``Image/cost`` (bytes) kept. Default ``defaultCostLimit``.
+        /// Maximum total ``/WebImageCore/Image/cost`` (bytes) kept. Default ``defaultCostLimit``.
         public var costLimit: Int
         /// Maximum number of entries; `0` means no count limit (default).
         public var countLimit: Int
@@ -103,10 +103,10 @@ public final class MemoryCache: Sendable {
     /// The image stored under `key`, or `nil`. A hit makes the entry most recently used.
     /// Synchronous and O(1); the image is shared, not copied.
     public func image(forKey key: String) -> Image? {
-        let time = now()
-        return state.withLock { state in
+        state.withLock { state in
             if let hit = state.list.promote(key) {
-                if let lifetime = state.configuration.entryLifetime, time - hit.insertedAt > lifetime {
+                // The clock is read only when entries can expire: a plain hit costs no time call.
+                if let lifetime = state.configuration.entryLifetime, now() - hit.insertedAt > lifetime {
                     state.list.remove(key)
                     state.weak[key] = nil
                     return nil
@@ -120,7 +120,7 @@ public final class MemoryCache: Sendable {
             }
             // Found again through the weak layer: put it back (its age restarts).
             if Self.fitsEntryLimit(image.cost, state.configuration) {
-                state.list.insert(image, forKey: key, cost: image.cost, now: time)
+                state.list.insert(image, forKey: key, cost: image.cost, now: now())
                 Self.enforceLimits(&state)
             }
             return image
@@ -130,9 +130,12 @@ public final class MemoryCache: Sendable {
     /// Stores `image` under `key` as the most recently used entry, then evicts least recently
     /// used entries until both limits hold.
     ///
-    /// - Parameter cost: the entry's cost; default ``Image/cost``. An entry costing more than
-    ///   ``Configuration/maxEntryCostFraction`` of the cost limit is not kept (any older entry
-    ///   under `key` is removed), though the weak layer still remembers it.
+    /// - Parameters:
+    ///   - image: the image, kept by reference (no pixel copy).
+    ///   - key: the cache key.
+    ///   - cost: the entry's cost; default ``/WebImageCore/Image/cost``. An entry costing more
+    ///     than ``Configuration/maxEntryCostFraction`` of the cost limit is not kept (any older
+    ///     entry under `key` is removed), though the weak layer still remembers it.
     public func setImage(_ image: Image, forKey key: String, cost: Int? = nil) {
         let cost = max(0, cost ?? image.cost)
         let time = now()

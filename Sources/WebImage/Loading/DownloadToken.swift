@@ -4,7 +4,7 @@ import Synchronization
 /// One caller's handle on a download of ``ImageDownloader`` (SPEC D-3, D-9).
 ///
 /// Coalesced callers each get their own token. ``cancel()`` ends only this caller: its
-/// completion receives ``WebImageError/cancelled`` exactly once (unless it already completed),
+/// completion receives ``/WebImageCore/WebImageError/cancelled`` exactly once (unless it already completed),
 /// and the shared network request is cancelled when the last caller leaves.
 ///
 /// With `progressiveLoad`, a partial image whose delivery had already begun on the download's

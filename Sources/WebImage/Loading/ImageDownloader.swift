@@ -8,10 +8,10 @@ import Synchronization
 /// HTTP/1.1 and HTTP/2, TLS, redirects with a limit, decompression), streaming bodies,
 /// coalescing concurrent requests for the same URL into one download, running at most
 /// ``ImageDownloaderConfiguration/maxConcurrentDownloads`` at once in priority and FIFO/LIFO
-/// order, and decoding on the ``ProcessingPool`` (never on NIO event loops or the caller's
+/// order, and decoding on the ``/WebImageCore/ProcessingPool`` (never on NIO event loops or the caller's
 /// thread).
 ///
-/// Coordination lives in a pure ``DownloaderStateMachine`` kept in a `Mutex`; every action it
+/// Coordination lives in a pure `DownloaderStateMachine` kept in a `Mutex`; every action it
 /// returns (start a download, cancel a network task) is performed after leaving the lock.
 ///
 /// Call ``shutdown()`` before releasing a downloader you created; ``shared`` lives for the
@@ -73,7 +73,7 @@ public final class ImageDownloader: ImageLoader {
     }
 
     /// Cancels every download and shuts the HTTP client down. Requests made afterwards fail
-    /// with ``WebImageError/invalidDownloadOperation(reason:)``.
+    /// with ``/WebImageCore/WebImageError/invalidDownloadOperation(reason:)``.
     public func shutdown() async throws {
         let records = state.withLock { state -> [DownloadRecord] in
             state.isShutdown = true

@@ -9,10 +9,13 @@ public protocol ImageLoader: Sendable {
     /// Loads `url`.
     ///
     /// - Parameters:
+    ///   - url: the image's URL (one this loader can request).
+    ///   - options: the request's options (priority, progressive loading, cookies, …).
+    ///   - context: the request's typed values (modifiers, decryptor, validators, coders, …).
     ///   - progress: called as bytes arrive (received, expected if known, URL).
     ///   - completed: called with partial results (`finished == false`, only with
     ///     `progressiveLoad`) and then exactly once with the final result or error. A cancelled
-    ///     request completes with ``WebImageError/cancelled``.
+    ///     request completes with ``/WebImageCore/WebImageError/cancelled``.
     /// - Returns: a token whose `cancel()` ends this request only.
     func requestImage(
         with url: URL,
@@ -41,7 +44,7 @@ public typealias ImageLoaderCompletion = @Sendable (Result<ImageLoaderResult, We
 
 /// A running load; cancelling it ends only the request that returned it.
 public protocol ImageLoaderToken: Sendable {
-    /// Cancels the request. Its completion receives ``WebImageError/cancelled`` once, unless
+    /// Cancels the request. Its completion receives ``/WebImageCore/WebImageError/cancelled`` once, unless
     /// it already completed.
     func cancel()
 }

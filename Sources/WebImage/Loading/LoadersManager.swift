@@ -35,7 +35,7 @@ public final class LoadersManager: ImageLoader {
     }
 
     /// Forwards to the first loader that handles `url`; with none, completes at once with
-    /// ``WebImageError/invalidURL(_:)``.
+    /// ``/WebImageCore/WebImageError/invalidURL(_:)``.
     public func requestImage(
         with url: URL,
         options: WebImageOptions,

@@ -29,15 +29,15 @@ public struct ImageDownloadRequest: Sendable {
 }
 
 /// Changes a request before it is sent, or returns `nil` to refuse it (the load then fails
-/// with ``WebImageError/invalidDownloadOperation(reason:)``) (SPEC D-5).
+/// with ``/WebImageCore/WebImageError/invalidDownloadOperation(reason:)``) (SPEC D-5).
 public typealias RequestModifier = @Sendable (ImageDownloadRequest) -> ImageDownloadRequest?
 
 /// Changes a response's metadata before it is checked, or returns `nil` to reject it (the
-/// load then fails with ``WebImageError/invalidDownloadResponse(reason:)``) (SPEC D-6).
+/// load then fails with ``/WebImageCore/WebImageError/invalidDownloadResponse(reason:)``) (SPEC D-6).
 public typealias ResponseModifier = @Sendable (ImageResponseInfo) -> ImageResponseInfo?
 
 /// Transforms the received bytes before decoding (SPEC D-6), for example to decrypt them.
-/// Returning `nil` fails the load with ``WebImageError/badImageData(reason:)``.
+/// Returning `nil` fails the load with ``/WebImageCore/WebImageError/badImageData(reason:)``.
 public typealias DownloadDecryptor = @Sendable (Data, ImageResponseInfo?) -> Data?
 
 private enum RequestModifierKey: WebImageContextKey { typealias Value = RequestModifier }
@@ -73,7 +73,7 @@ extension WebImageContext {
     }
     /// Validators of the cached copy (SPEC D-10): the downloader sends them as
     /// `If-None-Match` / `If-Modified-Since`; a 304 answer completes with
-    /// ``WebImageError/cacheNotModified``.
+    /// ``/WebImageCore/WebImageError/cacheNotModified``.
     public var cachedResponseValidators: HTTPCacheValidators? {
         get { self[CachedResponseValidatorsKey.self] }
         set { self[CachedResponseValidatorsKey.self] = newValue }

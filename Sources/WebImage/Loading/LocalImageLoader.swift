@@ -3,9 +3,9 @@ import Synchronization
 
 /// Loads `file://` and `data:` URLs without the network (SPEC D-1).
 ///
-/// Reading and decoding run on the ``ProcessingPool``. `data:` URLs accept base64
+/// Reading and decoding run on the ``/WebImageCore/ProcessingPool``. `data:` URLs accept base64
 /// (`data:image/png;base64,…`) and percent-encoded payloads. Files larger than
-/// ``maximumSize`` fail with ``WebImageError/responseTooLarge(limit:)``.
+/// ``maximumSize`` fail with ``/WebImageCore/WebImageError/responseTooLarge(limit:)``.
 public final class LocalImageLoader: ImageLoader {
     /// The largest file or payload loaded, in bytes (default 64 MiB).
     public let maximumSize: Int64

@@ -5,8 +5,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// Turns AsyncHTTPClient / SwiftNIO errors into ``WebImageError`` (SPEC D-6), classifying
-/// transport failures by ``TransportError/Kind`` so that the failed-URL list can tell
+/// Turns AsyncHTTPClient / SwiftNIO errors into ``/WebImageCore/WebImageError`` (SPEC D-6), classifying
+/// transport failures by ``/WebImageCore/TransportError/Kind`` so that the failed-URL list can tell
 /// transient ones apart.
 enum TransportErrorMapping {
     static func map(_ error: any Error) -> WebImageError {

@@ -41,7 +41,7 @@ extension ImageManager {
                         let result = outcome.withLock { $0 } ?? .failure(.cancelled)
                         continuation.resume(with: result.mapError { $0 as any Error })
                     })
-                holder.set(operation)
+                if let operation { holder.set(operation) }
             }
         } onCancel: {
             holder.cancel()
@@ -87,7 +87,7 @@ extension ImageManager {
                     }
                 },
                 ended: { continuation.finish() })
-            continuation.onTermination = { _ in operation.cancel() }
+            continuation.onTermination = { _ in operation?.cancel() }
         }
     }
 }

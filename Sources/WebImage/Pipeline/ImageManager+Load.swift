@@ -2,6 +2,7 @@ import Dispatch
 import CoreMetrics
 import Foundation
 import Logging
+import Synchronization
 
 extension ImageManager {
     /// Loads `url` with a completion handler (SPEC M-1…M-11).
@@ -45,25 +46,26 @@ extension ImageManager {
     }
 
     /// Starts a load. `ended` runs once after the load ended, whichever way.
+    /// - Returns: the operation, or `nil` when the load already ended (invalid URL, failed URL,
+    ///   or a memory hit served on the fast path).
+    @discardableResult
     func start(
         _ url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageProgressHandler?,
         completed: @escaping ImageCompletionHandler, ended: (@Sendable () -> Void)?
-    ) -> ImageCombinedOperation {
+    ) -> ImageCombinedOperation? {
         let startTime = DispatchTime.now().uptimeNanoseconds
         PipelineMetrics.requests.increment()
-        let queue = context.callbackQueue ?? callbackQueue
-        let operation = ImageCombinedOperation(url: url, queue: queue, completion: completed) { [weak self] operation in
-            self?.unregister(operation)
-            ended?()
-        }
+        let settings = self.settings.withLock { $0 }
+        let queue = context.callbackQueue ?? settings.callbackQueue
         guard let url, Self.isLoadable(url) else {
             PipelineMetrics.failure(.invalidURL(url?.absoluteString))
-            operation.end(.failure(.invalidURL(url?.absoluteString)))
-            return operation
+            queue.execute { completed(.failure(.invalidURL(url?.absoluteString))) }
+            ended?()
+            return nil
         }
         // M-7: the options processor may rewrite anything.
-        var settled = OptionsResult(options: options, context: withDefaults(context))
-        if let processor = optionsProcessor {
+        var settled = OptionsResult(options: options, context: Self.withDefaults(context, settings))
+        if let processor = settings.optionsProcessor {
             settled = processor.process(url, settled)
         }
         let request = ImageLoadRequest(
@@ -74,8 +76,22 @@ extension ImageManager {
         if !request.options.contains(.retryFailed) && failedURLs.contains(url) {
             PipelineMetrics.blacklistHits.increment()
             PipelineMetrics.logger.debug("blocked failed URL", metadata: ["url": "\(url)"])
-            operation.end(.failure(.blackListed))
-            return operation
+            queue.execute { completed(.failure(.blackListed)) }
+            ended?()
+            return nil
+        }
+        // K-1: a memory hit is synchronous — no operation, no bookkeeping, no query token.
+        if let image = memoryHit(request) {
+            PipelineMetrics.memoryHits.increment()
+            PipelineMetrics.loadDuration(source: .memory, since: startTime)
+            let result = ImageResult(image: image, cacheType: .memory, url: url)
+            queue.execute { completed(.success(result)) }
+            ended?()
+            return nil
+        }
+        let operation = ImageCombinedOperation(url: url, queue: queue, completion: completed) { [weak self] operation in
+            self?.unregister(operation)
+            ended?()
         }
         register(operation)
         if request.options.contains(.fromLoaderOnly) || request.finalKey == nil {
@@ -86,9 +102,35 @@ extension ImageManager {
         return operation
     }
 
-    /// A URL the pipeline can take: non-empty, with a scheme.
+    /// The memory-cache image for `request` when the fast path applies: the request reads the
+    /// cache and memory, wants no revalidation and no bytes, and the image is there.
+    private func memoryHit(_ request: ImageLoadRequest) -> Image? {
+        let options = request.options
+        guard !options.contains(.fromLoaderOnly), !options.contains(.refreshCached),
+            !options.contains(.queryMemoryData), !options.contains(.avoidDecodeImage),
+            (request.context.queryCacheType ?? .all).includesMemory, let key = request.finalKey,
+            let image = request.cache.imageFromMemoryCache(forKey: key)
+        else { return nil }
+        return ImageCache.applyingFrameOptions(image, options: options)
+    }
+
+    /// A URL the pipeline can take: it has a scheme (RFC 3986: a letter, then letters, digits,
+    /// `+`, `-` or `.`, then `:`). Checked on the string, which is cheaper than parsing `scheme`.
     static func isLoadable(_ url: URL) -> Bool {
-        !url.absoluteString.isEmpty && !(url.scheme ?? "").isEmpty
+        var utf8 = url.absoluteString.utf8.makeIterator()
+        guard let first = utf8.next(), (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else {
+            return false
+        }
+        while let byte = utf8.next() {
+            switch byte {
+            case UInt8(ascii: ":"): return true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                continue
+            default: return false
+            }
+        }
+        return false
     }
 
     // MARK: cache

@@ -120,11 +120,15 @@ public final class ImageManager: ImageManaging {
     /// `context` with the manager's transformer, key filter and serializer filled in where the
     /// context has none.
     func withDefaults(_ context: WebImageContext) -> WebImageContext {
-        let settings = self.settings.withLock { $0 }
+        Self.withDefaults(context, settings.withLock { $0 })
+    }
+
+    static func withDefaults(_ context: WebImageContext, _ settings: Settings) -> WebImageContext {
         var context = context
-        if context.imageTransformer == nil, let transformer = settings.transformer { context.imageTransformer = transformer }
-        if context.cacheKeyFilter == nil, let filter = settings.cacheKeyFilter { context.cacheKeyFilter = filter }
-        if context.cacheSerializer == nil, let serializer = settings.cacheSerializer { context.cacheSerializer = serializer }
+        // The manager's value is checked first: with no defaults set, no context lookup happens.
+        if let transformer = settings.transformer, context.imageTransformer == nil { context.imageTransformer = transformer }
+        if let filter = settings.cacheKeyFilter, context.cacheKeyFilter == nil { context.cacheKeyFilter = filter }
+        if let serializer = settings.cacheSerializer, context.cacheSerializer == nil { context.cacheSerializer = serializer }
         return context
     }
 

@@ -36,14 +36,20 @@ enum PipelineMetrics {
         Counter(label: "webimage_failures_total", dimensions: [("error", error.code)]).increment()
     }
 
+    private static let memoryLoadDuration = CoreMetrics.Timer(
+        label: "webimage_load_duration_seconds", dimensions: [("source", "memory")])
+    private static let diskLoadDuration = CoreMetrics.Timer(
+        label: "webimage_load_duration_seconds", dimensions: [("source", "disk")])
+    private static let networkLoadDuration = CoreMetrics.Timer(
+        label: "webimage_load_duration_seconds", dimensions: [("source", "network")])
+
     static func loadDuration(source: ImageCacheType, since start: UInt64) {
-        let label: String
+        let timer: CoreMetrics.Timer
         switch source {
-        case .memory: label = "memory"
-        case .disk: label = "disk"
-        case .none, .all: label = "network"
+        case .memory: timer = memoryLoadDuration
+        case .disk: timer = diskLoadDuration
+        case .none, .all: timer = networkLoadDuration
         }
-        CoreMetrics.Timer(label: "webimage_load_duration_seconds", dimensions: [("source", label)])
-            .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
+        timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
     }
 }

@@ -21,15 +21,23 @@ public protocol WebImageContextKey {
 /// decode options, cache types, request/response modifiers, decryptor, cache key filter, cache
 /// serializer, callback queue — each a typed property declared by the module that uses it.
 public struct WebImageContext: Sendable {
-    private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// Values by key type. The value under `ObjectIdentifier(K.self)` is always a
+    /// `ContextBox<K.Value>`: the subscript is the only writer.
+    private var values: [ObjectIdentifier: any AnyObject & Sendable] = [:]
 
     /// An empty context.
     public init() {}
 
     /// The value stored under `key`, or `nil`.
+    ///
+    /// Reading is a dictionary lookup and a downcast known to succeed — no runtime
+    /// protocol-conformance search, which matters on the memory-hit path (many lookups per load).
     public subscript<Key: WebImageContextKey>(key: Key.Type) -> Key.Value? {
-        get { values[ObjectIdentifier(key)] as? Key.Value }
-        set { values[ObjectIdentifier(key)] = newValue }
+        get {
+            guard let box = values[ObjectIdentifier(key)] else { return nil }
+            return unsafeDowncast(box, to: ContextBox<Key.Value>.self).value
+        }
+        set { values[ObjectIdentifier(key)] = newValue.map { ContextBox($0) } }
     }
 
     /// Whether no value is set.
@@ -41,6 +49,12 @@ public struct WebImageContext: Sendable {
         result.values.merge(other.values) { _, new in new }
         return result
     }
+}
+
+/// One context value, boxed so that reading it back needs no existential cast.
+private final class ContextBox<Value: Sendable>: Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 private enum OperationKeyKey: WebImageContextKey { typealias Value = String }

@@ -8,10 +8,10 @@ import WebImageCore
 /// earlier frame restarts decoding from the first frame, because each GIF frame is drawn on top
 /// of the ones before it. At most one composited canvas (plus the last returned frame) is held.
 ///
-/// Thumbnail options apply: frames come out at ``DecodeOptions/targetSize(for:)`` of the canvas.
-/// With ``DecodeOptions/firstFrameOnly`` the source has one frame.
+/// Thumbnail options apply: frames come out at ``/WebImageCore/DecodeOptions/targetSize(for:)`` of the canvas.
+/// With ``/WebImageCore/DecodeOptions/firstFrameOnly`` the source has one frame.
 ///
-/// Single owner, not thread-safe (as ``AnimatedImageSource`` requires).
+/// Single owner, not thread-safe (as ``/WebImageCore/AnimatedImageSource`` requires).
 public final class GIFAnimatedSource: AnimatedImageSource {
     /// Size of the frames returned (the canvas, or the thumbnail size).
     public let canvasSize: PixelSize
@@ -47,7 +47,7 @@ public final class GIFAnimatedSource: AnimatedImageSource {
         canvasSize = options.targetSize(for: canvas)
     }
 
-    /// The display duration of frame `index` in seconds (clamped per ``FrameDelay``); 0 for an
+    /// The display duration of frame `index` in seconds (clamped per ``/WebImageCore/FrameDelay``); 0 for an
     /// index out of range.
     public func duration(ofFrame index: Int) -> Double {
         guard index >= 0, index < frameCount else { return 0 }

@@ -2,19 +2,19 @@ import Foundation
 import WebImageCore
 
 extension GIFCoder {
-    /// `true` for ``ImageFormat/gif``.
+    /// `true` for ``/WebImageCore/ImageFormat/gif``.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .gif }
 
     /// Encodes `image` as a GIF89a (SPEC C-5).
     ///
     /// - Pixels are turned upright first when the image carries an orientation.
-    /// - ``EncodeOptions/keepAnimation`` keeps every frame with its duration and the loop count;
+    /// - ``/WebImageCore/EncodeOptions/keepAnimation`` keeps every frame with its duration and the loop count;
     ///   otherwise only the first frame is written.
-    /// - ``EncodeOptions/maxPixelSize`` shrinks every frame to fit (aspect ratio kept).
+    /// - ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks every frame to fit (aspect ratio kept).
     /// - Each frame is quantised to at most 256 colours (one used for transparency when a frame
     ///   has pixels with alpha below 128): exactly when it has few enough colours, by median cut
-    ///   otherwise (see ``GIFQuantizer``). ``EncodeOptions/quality`` does not apply (GIF is a
-    ///   palette format), except that a ``EncodeOptions/maxFileSize`` search maps quality to the
+    ///   otherwise (see `GIFQuantizer`). ``/WebImageCore/EncodeOptions/quality`` does not apply (GIF is a
+    ///   palette format), except that a ``/WebImageCore/EncodeOptions/maxFileSize`` search maps quality to the
     ///   palette size (1 → 256 colours, 0.05 → 13) before shrinking the image.
     /// - Throws: `unsupportedFormat` for another format; `encodingFailed` when giflib fails or a
     ///   side exceeds 65535 pixels.

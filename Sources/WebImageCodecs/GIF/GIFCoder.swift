@@ -6,19 +6,19 @@ import WebImageCore
 ///
 /// Decoding:
 /// - The canvas is the logical screen; frames are composited as browsers do and clipped to
-///   it (see ``GIFFrameSequence``). A screen of 0 width or height takes the first frame's extent.
+///   it (see `GIFFrameSequence`). A screen of 0 width or height takes the first frame's extent.
 /// - Limits are checked before any pixel memory is allocated: the canvas against
-///   ``DecodeLimits/maxPixelCount`` (a 65535×65535 screen is rejected with `imageTooLarge`,
+///   ``/WebImageCore/DecodeLimits/maxPixelCount`` (a 65535×65535 screen is rejected with `imageTooLarge`,
 ///   not clamped), the frame count and total animation pixels (from a block scan that decodes no
 ///   pixels), and each frame's own declared size.
-/// - Delays are centiseconds, converted to seconds through ``FrameDelay/clamped(_:)``
+/// - Delays are centiseconds, converted to seconds through ``/WebImageCore/FrameDelay/clamped(_:)``
 ///   (0 and 1 cs become 100 ms).
 /// - Loop count: the NETSCAPE2.0 value as stored (0 = forever); a file without the extension
 ///   plays once (loop count 1), as SDWebImage reports it.
 /// - Truncated or corrupt data: the frames completed before the damage are returned when there
 ///   is at least one (browsers show them too); otherwise `badImageData` is thrown.
-/// - `firstFrameOnly`, thumbnails (``DecodeOptions/targetSize(for:)``, each composited frame
-///   shrunk with ``PixelBuffer/downscaled(to:)``) and `scaleFactor` are honoured.
+/// - `firstFrameOnly`, thumbnails (``/WebImageCore/DecodeOptions/targetSize(for:)``, each composited frame
+///   shrunk with ``/WebImageCore/PixelBuffer/downscaled(to:)``) and `scaleFactor` are honoured.
 ///
 /// Thread-safe: every call opens its own giflib handle.
 public struct GIFCoder: AnimatedImageDecoding {
@@ -30,9 +30,9 @@ public struct GIFCoder: AnimatedImageDecoding {
         ImageFormat.detect(data) == .gif
     }
 
-    /// Decodes every frame (or the first with ``DecodeOptions/firstFrameOnly``), composited
+    /// Decodes every frame (or the first with ``/WebImageCore/DecodeOptions/firstFrameOnly``), composited
     /// onto the canvas.
-    /// - Throws: ``WebImageError`` — `badImageData` for data that is not a decodable GIF,
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` for data that is not a decodable GIF,
     ///   `imageTooLarge` when a limit is exceeded.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         guard canDecode(data) else { throw WebImageError.badImageData(reason: "GIF: not a GIF file") }
@@ -99,7 +99,7 @@ public struct GIFCoder: AnimatedImageDecoding {
 
     /// Bounds the decoding work of frames that declare more pixels than the canvas (they are
     /// decompressed in full, then clipped): each frame's declared area must be within
-    /// ``DecodeLimits/maxPixelCount`` and their sum within ``DecodeLimits/maxTotalAnimationPixels``,
+    /// ``/WebImageCore/DecodeLimits/maxPixelCount`` and their sum within ``/WebImageCore/DecodeLimits/maxTotalAnimationPixels``,
     /// which every GIF whose frames fit the canvas already satisfies after the canvas checks.
     static func checkFrameAreas(_ frames: ArraySlice<GIFStructure.Frame>, limits: DecodeLimits) throws {
         var total = 0

@@ -40,7 +40,7 @@ public final class GIFIncrementalDecoder: IncrementalImageDecoder {
     /// Feeds the bytes received so far.
     /// - Returns: a partial first frame when more of it can be shown than at the last call, the
     ///   complete image when `isComplete`, or `nil`.
-    /// - Throws: ``WebImageError`` only when `isComplete` and the data is not a decodable GIF.
+    /// - Throws: ``/WebImageCore/WebImageError`` only when `isComplete` and the data is not a decodable GIF.
     public func update(_ data: Data, isComplete: Bool) throws -> Image? {
         if isComplete { return try GIFCoder().decode(data, options: options) }
         guard !firstFrameShown, ImageFormat.detect(data) == .gif else { return nil }

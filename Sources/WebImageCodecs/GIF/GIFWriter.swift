@@ -18,7 +18,7 @@ private func gifWrite(
 }
 
 /// Writes frames as a GIF89a with giflib: one full-canvas frame per image frame, each with
-/// its own (local) palette from ``GIFQuantizer``.
+/// its own (local) palette from `GIFQuantizer`.
 ///
 /// - Animations get a NETSCAPE2.0 loop extension with the image's loop count (0 = forever),
 ///   except for loop count 1, which is written as no extension (play once) so that browsers

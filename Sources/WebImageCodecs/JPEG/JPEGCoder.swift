@@ -6,22 +6,22 @@ import WebImageCore
 /// **Decoding** handles baseline, extended and progressive JPEG, Huffman or arithmetic coded,
 /// grayscale, YCbCr, RGB, CMYK and YCCK (converted to RGB; Adobe files store CMYK inverted),
 /// into RGBA8 (opaque). 12-bit and lossless/hierarchical files throw
-/// ``WebImageError/unsupportedFormat(_:reason:)``; truncated or corrupt data throws
-/// ``WebImageError/badImageData(reason:)`` (which libjpeg warnings are
+/// ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)``; truncated or corrupt data throws
+/// ``/WebImageCore/WebImageError/badImageData(reason:)`` (which libjpeg warnings are
 /// tolerated is documented in `JPEGWarning.swift`). Bytes after the EOI marker are ignored.
 ///
 /// - EXIF orientation is applied by default (the result's orientation is `.up`); with
-///   ``DecodeOptions/applyOrientation`` off, pixels are as stored and the tag is reported.
-/// - Thumbnails (``DecodeOptions/targetSize(for:)``, computed on the displayed size) decode at
+///   ``/WebImageCore/DecodeOptions/applyOrientation`` off, pixels are as stored and the tag is reported.
+/// - Thumbnails (``/WebImageCore/DecodeOptions/targetSize(for:)``, computed on the displayed size) decode at
 ///   the smallest DCT scale (1/8 … 1) that still covers the target, then box-filter to the
 ///   exact size — a 1/8 thumbnail never materialises the full-size pixels.
-/// - ``DecodeOptions/limits`` are checked on the declared size before pixels are allocated.
+/// - ``/WebImageCore/DecodeOptions/limits`` are checked on the declared size before pixels are allocated.
 ///
 /// **Encoding** writes baseline JPEG from the first frame, orientation applied. JPEG has no
 /// alpha: the alpha channel is ignored (colour channels written as they are, composited over
 /// nothing). Quality 0…1 maps to libjpeg's 1…100; chroma is subsampled 4:2:0 below quality 0.9
-/// and kept 4:4:4 at 0.9 and above. ``EncodeOptions/maxPixelSize`` shrinks first (aspect kept);
-/// ``EncodeOptions/maxFileSize`` follows ``FileSizeSearch``.
+/// and kept 4:4:4 at 0.9 and above. ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks first (aspect kept);
+/// ``/WebImageCore/EncodeOptions/maxFileSize`` follows ``/WebImageCore/FileSizeSearch``.
 ///
 /// Every call creates and destroys its own TurboJPEG instance, so one `JPEGCoder` can be used
 /// from any number of threads.
@@ -34,14 +34,14 @@ public struct JPEGCoder: ProgressiveImageDecoding {
     }
 
     /// Decodes `data`.
-    /// - Throws: ``WebImageError`` — `badImageData` (not JPEG, truncated, corrupt),
-    ///   `unsupportedFormat` (12-bit, lossless) or `imageTooLarge` (over ``DecodeOptions/limits``).
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` (not JPEG, truncated, corrupt),
+    ///   `unsupportedFormat` (12-bit, lossless) or `imageTooLarge` (over ``/WebImageCore/DecodeOptions/limits``).
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try JPEGDecompression.decode(data, options: options, acceptDamage: false)
     }
 
     /// Reads the stored size and EXIF orientation from the header, without decoding pixels.
-    /// - Throws: ``WebImageError`` — `badImageData` or `unsupportedFormat`.
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `unsupportedFormat`.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
         let header = try data.withUnsafeBytes { b in
@@ -58,8 +58,8 @@ public struct JPEGCoder: ProgressiveImageDecoding {
     }
 
     /// Encodes the first frame of `image` as JPEG (see the type's documentation).
-    /// - Throws: ``WebImageError/unsupportedFormat(_:reason:)`` for another format,
-    ///   ``WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
+    /// - Throws: ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)`` for another format,
+    ///   ``/WebImageCore/WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")

@@ -24,7 +24,7 @@ struct APNGFrameControl: Sendable, Hashable {
     var y: Int
     var width: Int
     var height: Int
-    /// Display duration in seconds, already clamped with ``FrameDelay/clamped(_:)``.
+    /// Display duration in seconds, already clamped with ``/WebImageCore/FrameDelay/clamped(_:)``.
     var duration: Double
     var dispose: APNGDisposeOp
     var blend: APNGBlendOp

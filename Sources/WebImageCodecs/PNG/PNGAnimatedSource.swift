@@ -5,7 +5,7 @@ import WebImageCore
 /// demand: stepping forward decodes one frame; asking for an earlier frame restarts from the
 /// first. Orientation and the thumbnail size of the options are applied to every frame.
 ///
-/// Single owner, not thread-safe (as ``AnimatedImageSource`` requires).
+/// Single owner, not thread-safe (as ``/WebImageCore/AnimatedImageSource`` requires).
 final class PNGAnimatedSource: AnimatedImageSource {
     private let data: Data
     private let output: PNGOutput

@@ -2,21 +2,21 @@ import Foundation
 import WebImageCore
 
 extension PNGCoder {
-    /// `true` for ``ImageFormat/png``.
+    /// `true` for ``/WebImageCore/ImageFormat/png``.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
 
     /// Encodes `image` as PNG, or as APNG when it has several frames and
-    /// ``EncodeOptions/keepAnimation`` is on (every frame full-canvas, durations in
+    /// ``/WebImageCore/EncodeOptions/keepAnimation`` is on (every frame full-canvas, durations in
     /// milliseconds, the image's loop count).
     ///
-    /// PNG is lossless: ``EncodeOptions/quality`` and ``EncodeOptions/lossless`` are ignored.
+    /// PNG is lossless: ``/WebImageCore/EncodeOptions/quality`` and ``/WebImageCore/EncodeOptions/lossless`` are ignored.
     /// Alpha is written (RGBA8) when the image has alpha and some pixel is not opaque;
-    /// otherwise RGB8. ``EncodeOptions/maxPixelSize`` shrinks the image first (aspect ratio
-    /// kept). With ``EncodeOptions/maxFileSize``, a result that is too large is re-encoded at
+    /// otherwise RGB8. ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks the image first (aspect ratio
+    /// kept). With ``/WebImageCore/EncodeOptions/maxFileSize``, a result that is too large is re-encoded at
     /// 3/4 of the size per step (at most 8 steps); the smallest result is returned if none fits.
     ///
-    /// - Throws: ``WebImageError/unsupportedFormat(_:reason:)`` for other formats,
-    ///   ``WebImageError/encodingFailed(reason:)`` when libspng fails.
+    /// - Throws: ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)`` for other formats,
+    ///   ``/WebImageCore/WebImageError/encodingFailed(reason:)`` when libspng fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .png else {
             throw WebImageError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")

@@ -9,30 +9,30 @@ import WebImageCore
 /// colour management. An ancillary chunk with a bad CRC is discarded (as libpng does); a bad
 /// critical chunk fails the decode; a missing `IEND` after complete image data is tolerated.
 /// EXIF orientation from an `eXIf` chunk is applied unless
-/// ``DecodeOptions/applyOrientation`` is off.
+/// ``/WebImageCore/DecodeOptions/applyOrientation`` is off.
 ///
 /// **APNG** (which libspng does not know) is read by this coder's own bounded chunk parser:
 /// `acTL` before `IDAT` makes an animation; `fcTL` rectangles and sequence numbers are validated
-/// and the frame count is checked against ``DecodeLimits`` before any frame is decoded. Each
+/// and the frame count is checked against ``/WebImageCore/DecodeLimits`` before any frame is decoded. Each
 /// frame is decoded by libspng from a small stand-alone PNG and composited with the APNG
 /// dispose and blend operations. The default image is the first frame only when an `fcTL`
 /// precedes `IDAT`; otherwise it is not part of the animation (and
-/// ``DecodeOptions/firstFrameOnly`` gives the first `fcTL` frame). An APNG whose animation
+/// ``/WebImageCore/DecodeOptions/firstFrameOnly`` gives the first `fcTL` frame). An APNG whose animation
 /// chunks are inconsistent is decoded as its default image, as browsers do. In a truncated
 /// APNG, trailing frames without any data are dropped; a frame whose data is cut or corrupt
 /// fails the decode.
 ///
-/// **Limits**: the canvas is checked against ``DecodeLimits`` from IHDR before any pixel
+/// **Limits**: the canvas is checked against ``/WebImageCore/DecodeLimits`` from IHDR before any pixel
 /// memory is allocated. Ancillary chunks that libspng keeps (text, `iCCP`, `eXIf`, …) are capped
-/// by ``DecodeLimits/maxChunkBytes`` (each, and all together): a file beyond it throws
-/// ``WebImageError/imageTooLarge(reason:)``. Image data chunks are not capped (their output is
+/// by ``/WebImageCore/DecodeLimits/maxChunkBytes`` (each, and all together): a file beyond it throws
+/// ``/WebImageCore/WebImageError/imageTooLarge(reason:)``. Image data chunks are not capped (their output is
 /// bounded by the canvas limit).
 ///
 /// **Thumbnails**: PNG cannot shrink while decoding; the full image is decoded, then reduced
-/// with ``PixelBuffer/downscaled(to:)``.
+/// with ``/WebImageCore/PixelBuffer/downscaled(to:)``.
 ///
 /// **Encoding** writes PNG (RGBA8 when the image has alpha that is used, RGB8 otherwise) and,
-/// for images with several frames and ``EncodeOptions/keepAnimation``, APNG.
+/// for images with several frames and ``/WebImageCore/EncodeOptions/keepAnimation``, APNG.
 ///
 /// Every call uses its own libspng context; the coder is a value with no state and is safe to
 /// use from any thread.
@@ -50,9 +50,9 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
     /// Decodes a PNG or APNG.
     ///
     /// - Returns: a still image, or every composited frame of an APNG (only the first with
-    ///   ``DecodeOptions/firstFrameOnly``), with durations clamped by ``FrameDelay``.
-    /// - Throws: ``WebImageError/imageTooLarge(reason:)`` when the canvas or the animation
-    ///   exceeds ``DecodeOptions/limits`` (before allocating), ``WebImageError/badImageData(reason:)``
+    ///   ``/WebImageCore/DecodeOptions/firstFrameOnly``), with durations clamped by ``/WebImageCore/FrameDelay``.
+    /// - Throws: ``/WebImageCore/WebImageError/imageTooLarge(reason:)`` when the canvas or the animation
+    ///   exceeds ``/WebImageCore/DecodeOptions/limits`` (before allocating), ``/WebImageCore/WebImageError/badImageData(reason:)``
     ///   for corrupt or truncated data.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try data.withUnsafeBytes { bytes in
@@ -83,7 +83,7 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
 
     /// Reads IHDR, the animation's frame and loop counts (`acTL`, validated frame table) and the
     /// `eXIf` orientation, without decoding pixels.
-    /// - Throws: ``WebImageError/badImageData(reason:)`` when there is no valid PNG header.
+    /// - Throws: ``/WebImageCore/WebImageError/badImageData(reason:)`` when there is no valid PNG header.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         try data.withUnsafeBytes { bytes in
             let layout = try PNGLayout.read(bytes)
@@ -109,7 +109,7 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
 
     /// Opens an APNG for lazy frame access. The frame table is read and checked against the
     /// limits now; frames are decoded when asked for. A still PNG gives a one-frame source.
-    /// - Throws: ``WebImageError/imageTooLarge(reason:)`` or ``WebImageError/badImageData(reason:)``.
+    /// - Throws: ``/WebImageCore/WebImageError/imageTooLarge(reason:)`` or ``/WebImageCore/WebImageError/badImageData(reason:)``.
     public func makeAnimatedSource(_ data: Data, options: DecodeOptions) throws -> any AnimatedImageSource {
         let layout = try data.withUnsafeBytes { try PNGLayout.read($0) }
         try options.limits.check(canvas: layout.header.size)
@@ -134,7 +134,7 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
     }
 }
 
-/// A still PNG seen through ``AnimatedImageSource``: one frame, already decoded.
+/// A still PNG seen through ``/WebImageCore/AnimatedImageSource``: one frame, already decoded.
 final class PNGStillSource: AnimatedImageSource {
     private let image: Image
 

@@ -16,7 +16,7 @@ struct PNGOutput {
     /// The orientation applied to the pixels (`.up` when the options leave them as stored).
     private var applied: ImageOrientation { options.applyOrientation ? orientation : .up }
 
-    /// The orientation the resulting ``Image`` reports.
+    /// The orientation the resulting ``/WebImageCore/Image`` reports.
     var reportedOrientation: ImageOrientation { options.applyOrientation ? .up : orientation }
 
     /// The size of every output frame.

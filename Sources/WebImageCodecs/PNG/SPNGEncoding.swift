@@ -5,7 +5,7 @@ import WebImageCore
 /// Single-image encoding with libspng (one encoder context per call).
 enum SPNGEncoding {
     /// Encodes `pixels` as an 8-bit PNG: RGBA when `alpha`, otherwise RGB (alpha dropped).
-    /// - Throws: ``WebImageError/encodingFailed(reason:)``.
+    /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
     static func encode(_ pixels: PixelBuffer, alpha: Bool) throws -> [UInt8] {
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw WebImageError.encodingFailed(reason: "PNG: could not create a libspng encoder")

@@ -2,12 +2,12 @@ import CWebP
 import Foundation
 import WebImageCore
 
-/// Full decoding of animated WebP files into an ``Image`` with every composited frame.
+/// Full decoding of animated WebP files into an ``/WebImageCore/Image`` with every composited frame.
 enum WebPAnimatedDecoding {
-    /// Decodes all frames (or the first one with ``DecodeOptions/firstFrameOnly``).
+    /// Decodes all frames (or the first one with ``/WebImageCore/DecodeOptions/firstFrameOnly``).
     ///
     /// The canvas and frame limits are checked from the container before any canvas is
-    /// allocated. Thumbnails resample each composited frame with ``PixelBuffer/downscaled(to:)``.
+    /// allocated. Thumbnails resample each composited frame with ``/WebImageCore/PixelBuffer/downscaled(to:)``.
     static func decode(_ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions) throws -> Image {
         let firstOnly = options.firstFrameOnly
         let animation = try WebPAnimation(data, limits: options.limits, framesToCheck: { firstOnly ? 1 : $0 })

@@ -9,14 +9,14 @@ import WebImageCore
 /// again (WebP frames depend on the ones before them). Memory held: the compressed file and
 /// libwebp's two canvases, independent of the frame count.
 ///
-/// Single owner, not thread-safe (see ``AnimatedImageSource``).
+/// Single owner, not thread-safe (see ``/WebImageCore/AnimatedImageSource``).
 public final class WebPAnimatedImageSource: AnimatedImageSource {
     private let animation: WebPAnimation
     private let outputSize: PixelSize
 
     /// Opens `data`. The canvas and frame limits of `options` are checked from the header;
-    /// with a ``DecodeOptions/thumbnailPixelSize`` the frames are resampled to the target size.
-    /// - Throws: ``WebImageError`` — `badImageData` or `imageTooLarge`.
+    /// with a ``/WebImageCore/DecodeOptions/thumbnailPixelSize`` the frames are resampled to the target size.
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public init(_ data: Data, options: DecodeOptions = .default) throws {
         animation = try WebPAnimation(data, limits: options.limits)
         outputSize = options.targetSize(for: animation.canvasSize)
@@ -31,7 +31,7 @@ public final class WebPAnimatedImageSource: AnimatedImageSource {
     /// Loop count; 0 = forever.
     public var loopCount: Int { animation.loopCount }
 
-    /// Display duration of frame `index` in seconds (clamped per ``FrameDelay``).
+    /// Display duration of frame `index` in seconds (clamped per ``/WebImageCore/FrameDelay``).
     public func duration(ofFrame index: Int) -> Double {
         animation.duration(ofFrame: index)
     }

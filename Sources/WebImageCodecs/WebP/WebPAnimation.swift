@@ -7,9 +7,9 @@ import WebImageCore
 /// The demuxer reads the canvas size, frame table and loop count first, and the limits are
 /// checked from them before the animation decoder allocates its canvases. Frames come out
 /// composited (disposal and blending applied), in order; the decoder reuses its canvas, so
-/// every frame handed out is copied into its own ``PixelBuffer``.
+/// every frame handed out is copied into its own ``/WebImageCore/PixelBuffer``.
 ///
-/// Single owner, not thread-safe (like ``AnimatedImageSource``).
+/// Single owner, not thread-safe (like ``/WebImageCore/AnimatedImageSource``).
 final class WebPAnimation {
     /// Canvas size in pixels.
     let canvasSize: PixelSize
@@ -89,7 +89,7 @@ final class WebPAnimation {
         WebPAnimDecoderDelete(decoder)
     }
 
-    /// Display duration of frame `index` in seconds, clamped per ``FrameDelay``.
+    /// Display duration of frame `index` in seconds, clamped per ``/WebImageCore/FrameDelay``.
     func duration(ofFrame index: Int) -> Double {
         guard durationsInMilliseconds.indices.contains(index) else { return FrameDelay.replacement }
         return WebPSupport.duration(milliseconds: durationsInMilliseconds[index])

@@ -5,17 +5,17 @@ import WebImageCore
 /// The WebP coder over libwebp (SPEC C-3): lossy, lossless and alpha still images, animations
 /// through libwebp's demux/animation API, progressive loading and encoding.
 ///
-/// - Decoding writes RGBA (straight alpha) straight into the final ``PixelBuffer``. Limits are
+/// - Decoding writes RGBA (straight alpha) straight into the final ``/WebImageCore/PixelBuffer``. Limits are
 ///   checked from the header before pixel memory is allocated (SPEC C-6).
-/// - Thumbnails (``DecodeOptions/thumbnailPixelSize``, ``DecodeOptions/scaleDownLargeImages``)
+/// - Thumbnails (``/WebImageCore/DecodeOptions/thumbnailPixelSize``, ``/WebImageCore/DecodeOptions/scaleDownLargeImages``)
 ///   of still images are scaled by libwebp while decoding; animation frames are composited at
 ///   canvas size and then resampled.
 /// - Animated files decode to one composited frame per animation frame, with durations clamped
-///   per ``FrameDelay`` and the file's loop count (0 = forever).
-/// - Encoding honours ``EncodeOptions/quality`` (lossy; lossless uses libwebp's default
-///   effort), ``EncodeOptions/lossless`` (exact RGBA, including the colour of transparent
-///   pixels), ``EncodeOptions/maxPixelSize``, ``EncodeOptions/maxFileSize`` (lossy only: lossless
-///   output has no quality to trade) and ``EncodeOptions/keepAnimation``. Images with an
+///   per ``/WebImageCore/FrameDelay`` and the file's loop count (0 = forever).
+/// - Encoding honours ``/WebImageCore/EncodeOptions/quality`` (lossy; lossless uses libwebp's default
+///   effort), ``/WebImageCore/EncodeOptions/lossless`` (exact RGBA, including the colour of transparent
+///   pixels), ``/WebImageCore/EncodeOptions/maxPixelSize``, ``/WebImageCore/EncodeOptions/maxFileSize`` (lossy only: lossless
+///   output has no quality to trade) and ``/WebImageCore/EncodeOptions/keepAnimation``. Images with an
 ///   orientation other than `.up` are written upright (no EXIF is written).
 ///
 /// The coder holds no state: every call creates and frees its own libwebp objects, so one
@@ -31,7 +31,7 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
     }
 
     /// Decodes a still or animated WebP.
-    /// - Throws: ``WebImageError`` — `badImageData`, `imageTooLarge` or `unsupportedFormat`.
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData`, `imageTooLarge` or `unsupportedFormat`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let features = try WebPSupport.features(of: data)
         if features.has_animation != 0 {
@@ -86,13 +86,13 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
 
     // MARK: Encoding
 
-    /// `true` for ``ImageFormat/webp``.
+    /// `true` for ``/WebImageCore/ImageFormat/webp``.
     public func canEncode(_ format: ImageFormat) -> Bool {
         format == .webp
     }
 
     /// Encodes `image` as WebP (animated when it has several frames and
-    /// ``EncodeOptions/keepAnimation`` is set).
+    /// ``/WebImageCore/EncodeOptions/keepAnimation`` is set).
     /// - Throws: `unsupportedFormat` for other formats, `encodingFailed` when libwebp fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .webp else {

@@ -42,7 +42,7 @@ public final class WebPIncrementalDecoder: IncrementalImageDecoder {
         config.deallocate()
     }
 
-    /// Feeds the bytes received so far; see ``IncrementalImageDecoder/update(_:isComplete:)``.
+    /// Feeds the bytes received so far; see ``/WebImageCore/IncrementalImageDecoder/update(_:isComplete:)``.
     public func update(_ data: Data, isComplete: Bool) throws -> Image? {
         if let finalImage { return finalImage }
         if decoder == nil && pendingError == nil && (isComplete || waitsForCompleteData) {

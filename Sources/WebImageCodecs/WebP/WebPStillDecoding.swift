@@ -4,7 +4,7 @@ import WebImageCore
 
 /// Decoding of still (non-animated) WebP images: lossy, lossless, with or without alpha.
 enum WebPStillDecoding {
-    /// Decodes a still image straight into its final ``PixelBuffer``.
+    /// Decodes a still image straight into its final ``/WebImageCore/PixelBuffer``.
     ///
     /// The limits are checked from the header before anything is allocated. When the options
     /// ask for a smaller size, libwebp scales while decoding (no full-size buffer, no second pass).

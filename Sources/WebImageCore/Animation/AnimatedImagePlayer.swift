@@ -63,7 +63,9 @@ public final class AnimatedImagePlayer {
     }
 
     /// A player that decodes frames from `source` on demand.
-    /// - Parameter bufferByteLimit: most bytes of decoded frames to keep (default 16 MiB).
+    /// - Parameters:
+    ///   - source: the animation, read lazily (the player becomes its only user).
+    ///   - bufferByteLimit: most bytes of decoded frames to keep (default 16 MiB).
     public init(source: any AnimatedImageSource, bufferByteLimit: Int = 16 * 1024 * 1024) {
         // A source without frames becomes a one-frame timeline whose frame fails to decode.
         let count = max(0, source.frameCount)
