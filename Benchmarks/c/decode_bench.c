@@ -1,10 +1,17 @@
 /* The floor: each codec library called directly, doing the same work as swift-web-image's
- * coders (decode into a freshly allocated RGBA8 buffer; thumbnails by the library's own
- * shrink-on-load where it has one, else full decode + box average).
+ * coders with default options (decode into a freshly allocated RGBA8 buffer; thumbnails by the
+ * library's own shrink-on-load where it has one, else full decode + the same alpha-weighted
+ * box average as PixelBuffer.downscaled(to:)). The same library settings as the coders:
+ *   JPEG  TJFLAG_LIMITSCANS | TJFLAG_STOPONWARNING (JPEGDecompression.baseFlags + stop on warning)
+ *   PNG   CRC action error/discard, image limits, chunk limits 8 MiB, SPNG_DECODE_TRNS, and
+ *         spng_decode_chunks() after the image (reads the tail, checks the last IDAT CRC)
+ *   WebP  WebPDecode into external RGBA memory, use_scaling for thumbnails
+ * The inputs carry no EXIF orientation that either side applies, so no rotation is timed.
  *
  * usage: decode_bench jpeg|png|webp FILE ITERATIONS DENOM
  *   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
- * prints: median_ms=<ms> mpix=<megapixels of the source>
+ * prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source> size=<WxH out> fnv=<hash of the last
+ *   output's pixels> (the Swift harness prints the same hash: equal hashes = same output)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +21,9 @@
 #include <spng.h>
 #include <webp/decode.h>
 
-static double now_ms(void) {
+static double clock_ms(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -38,20 +45,49 @@ static int cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Box average of an RGBA8 image down to dw x dh (integer spans). */
+/* The last decode's output, kept (outside the timing) for the hash. */
+static unsigned char *last_out;
+static size_t last_size;
+static int last_w, last_h;
+
+__attribute__((noinline)) static void keep(const unsigned char *pixels, int w, int h) {
+    size_t n = (size_t)w * h * 4;
+    if (n != last_size) { free(last_out); last_out = malloc(n); last_size = n; }
+    memcpy(last_out, pixels, n);
+    last_w = w; last_h = h;
+}
+static int keeping; /* set for the last iteration only */
+
+/* FNV-1a over the bytes (64-bit). */
+static unsigned long long fnv(const unsigned char *p, size_t n) {
+    unsigned long long h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+/* Box average of an RGBA8 image down to dw x dh (integer spans), alpha-weighted, with the
+ * rounding of PixelBuffer.downscaled(to:): colour = (sum(c*a) + A/2) / A, alpha = (A + n/2) / n,
+ * all zero where A = 0. */
 static void box_down(const unsigned char *src, int sw, int sh, unsigned char *dst, int dw, int dh) {
     for (int dy = 0; dy < dh; dy++) {
         int y0 = dy * sh / dh, y1 = (dy + 1) * sh / dh; if (y1 <= y0) y1 = y0 + 1;
         for (int dx = 0; dx < dw; dx++) {
             int x0 = dx * sw / dw, x1 = (dx + 1) * sw / dw; if (x1 <= x0) x1 = x0 + 1;
-            unsigned long acc[4] = {0, 0, 0, 0}, n = 0;
-            for (int y = y0; y < y1; y++)
-                for (int x = x0; x < x1; x++) {
-                    const unsigned char *p = src + ((size_t)y * sw + x) * 4;
-                    acc[0] += p[0]; acc[1] += p[1]; acc[2] += p[2]; acc[3] += p[3]; n++;
+            unsigned long long r = 0, g = 0, b = 0, a = 0, n = 0;
+            for (int y = y0; y < y1; y++) {
+                const unsigned char *p = src + ((size_t)y * sw + x0) * 4;
+                for (int x = x0; x < x1; x++, p += 4) {
+                    unsigned long long al = p[3];
+                    r += p[0] * al; g += p[1] * al; b += p[2] * al; a += al;
                 }
+                n += (unsigned long long)(x1 - x0);
+            }
             unsigned char *o = dst + ((size_t)dy * dw + dx) * 4;
-            for (int c = 0; c < 4; c++) o[c] = (unsigned char)(acc[c] / n);
+            if (a == 0) { o[0] = o[1] = o[2] = o[3] = 0; continue; }
+            o[0] = (unsigned char)((r + a / 2) / a);
+            o[1] = (unsigned char)((g + a / 2) / a);
+            o[2] = (unsigned char)((b + a / 2) / a);
+            o[3] = (unsigned char)((a + n / 2) / n);
         }
     }
 }
@@ -63,7 +99,8 @@ static int run_jpeg(const unsigned char *data, size_t size, int denom, int *w, i
     int ow = TJSCALED(*w, ((tjscalingfactor){1, denom}));
     int oh = TJSCALED(*h, ((tjscalingfactor){1, denom}));
     unsigned char *out = malloc((size_t)ow * oh * 4);
-    int rc = tjDecompress2(tj, data, size, out, ow, 0, oh, TJPF_RGBA, 0);
+    int rc = tjDecompress2(tj, data, size, out, ow, ow * 4, oh, TJPF_RGBA, TJFLAG_LIMITSCANS | TJFLAG_STOPONWARNING);
+    if (keeping) keep(out, ow, oh);
     free(out);
     tjDestroy(tj);
     return rc;
@@ -71,6 +108,9 @@ static int run_jpeg(const unsigned char *data, size_t size, int denom, int *w, i
 
 static int run_png(const unsigned char *data, size_t size, int denom, int *w, int *h) {
     spng_ctx *ctx = spng_ctx_new(0);
+    spng_set_crc_action(ctx, SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
+    spng_set_image_limits(ctx, 89478485, 89478485);
+    spng_set_chunk_limits(ctx, 8 << 20, 8 << 20);
     spng_set_png_buffer(ctx, data, size);
     struct spng_ihdr ihdr;
     if (spng_get_ihdr(ctx, &ihdr)) { spng_ctx_free(ctx); return -1; }
@@ -79,11 +119,15 @@ static int run_png(const unsigned char *data, size_t size, int denom, int *w, in
     spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &n);
     unsigned char *out = malloc(n);
     int rc = spng_decode_image(ctx, out, n, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
+    if (rc == 0 && spng_decode_chunks(ctx) == SPNG_ECHUNK_CRC) rc = -1;
     if (denom > 1 && rc == 0) {
         int dw = *w / denom, dh = *h / denom;
         unsigned char *small = malloc((size_t)dw * dh * 4);
         box_down(out, *w, *h, small, dw, dh);
+        if (keeping) keep(small, dw, dh);
         free(small);
+    } else if (keeping) {
+        keep(out, *w, *h);
     }
     free(out);
     spng_ctx_free(ctx);
@@ -109,6 +153,7 @@ static int run_webp(const unsigned char *data, size_t size, int denom, int *w, i
     config.output.u.RGBA.stride = ow * 4;
     config.output.u.RGBA.size = (size_t)ow * oh * 4;
     int rc = WebPDecode(data, size, &config) == VP8_STATUS_OK ? 0 : -1;
+    if (keeping) keep(out, ow, oh);
     WebPFreeDecBuffer(&config.output);
     free(out);
     return rc;
@@ -125,14 +170,21 @@ int main(int argc, char **argv) {
     int w = 0, h = 0;
     if (run(data, size, denom, &w, &h) != 0) { fprintf(stderr, "decode failed\n"); return 1; }  /* warm-up */
     double *times = malloc(sizeof(double) * (size_t)iterations);
+    double *cpu = malloc(sizeof(double) * (size_t)iterations);
     for (int i = 0; i < iterations; i++) {
-        double t0 = now_ms();
-        run(data, size, denom, &w, &h);
-        times[i] = now_ms() - t0;
+        double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+        if (run(data, size, denom, &w, &h) != 0) { fprintf(stderr, "decode failed\n"); return 1; }
+        cpu[i] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        times[i] = clock_ms(CLOCK_MONOTONIC) - t0;
     }
+    keeping = 1;  /* one more, untimed, to hash the output */
+    run(data, size, denom, &w, &h);
     qsort(times, (size_t)iterations, sizeof(double), cmp);
-    printf("median_ms=%.3f mpix=%.3f\n", times[iterations / 2], (double)w * h / 1e6);
+    qsort(cpu, (size_t)iterations, sizeof(double), cmp);
+    printf("median_ms=%.3f cpu_ms=%.3f mpix=%.3f size=%dx%d fnv=%016llx\n", times[iterations / 2],
+           cpu[iterations / 2], (double)w * h / 1e6, last_w, last_h, fnv(last_out, last_size));
     free(times);
+    free(cpu);
     free(data);
     return 0;
 }

@@ -1,7 +1,7 @@
 """Decode timings of the libraries users would otherwise pick, on the same files, in-process.
 
 usage: peers.py pillow|vips jpeg|png|webp FILE ITERATIONS DENOM
-prints: median_ms=<ms>
+prints: median_ms=<wall ms> cpu_ms=<median process CPU ms>
 Pillow: full = open + load(); thumbnail = draft() (JPEG DCT scaling) + reduce/resize to 1/DENOM
         with BOX (Pillow's fastest), which is what Image.thumbnail does.
 Run single-threaded (the harness sets VIPS_CONCURRENCY=1), like the other decoders.
@@ -41,9 +41,10 @@ else:
         im.write_to_memory()
 
 run()
-times = []
+times, cpu = [], []
 for _ in range(iterations):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     run()
+    cpu.append((time.process_time() - c0) * 1000)
     times.append((time.perf_counter() - t0) * 1000)
-print("median_ms=%.3f" % statistics.median(times))
+print("median_ms=%.3f cpu_ms=%.3f" % (statistics.median(times), statistics.median(cpu)))

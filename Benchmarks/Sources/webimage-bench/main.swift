@@ -3,15 +3,18 @@
 //
 // usage: webimage-bench decode FILE ITERATIONS DENOM
 //   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
-// prints: median_ms=<ms> mpix=<megapixels of the source>
+// prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source>
+//   size=<WxH out> fnv=<FNV-1a 64 of the last output's pixels> — the C harness prints the same
+//   hash, so equal hashes show that both sides produced the same pixels.
 import Foundation
 import WebImageCodecs
 import WebImageCore
 
-func milliseconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+/// Milliseconds on `clock` (CLOCK_MONOTONIC: wall; CLOCK_PROCESS_CPUTIME_ID: this process' CPU).
+func clockMilliseconds(_ clock: clockid_t) -> Double {
+    var ts = timespec()
+    clock_gettime(clock, &ts)
+    return Double(ts.tv_sec) * 1e3 + Double(ts.tv_nsec) / 1e6
 }
 
 let arguments = CommandLine.arguments
@@ -32,12 +35,26 @@ do {
     }
     _ = try coders.decode(data, options: options)  // warm-up
     var times: [Double] = []
+    var cpu: [Double] = []
     for _ in 0..<iterations {
-        times.append(try milliseconds { _ = try coders.decode(data, options: options) })
+        let start = clockMilliseconds(CLOCK_MONOTONIC)
+        let cpuStart = clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID)
+        _ = try coders.decode(data, options: options)
+        cpu.append(clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID) - cpuStart)
+        times.append(clockMilliseconds(CLOCK_MONOTONIC) - start)
     }
     times.sort()
+    cpu.sort()
     let mpix = Double(metadata.pixelSize.pixelCount) / 1e6
-    print(String(format: "median_ms=%.3f mpix=%.3f", times[times.count / 2], mpix))
+    let pixels = try coders.decode(data, options: options).pixels  // untimed, for the hash
+    var hash: UInt64 = 1_469_598_103_934_665_603
+    for byte in pixels.bytes {
+        hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211
+    }
+    print(
+        String(
+            format: "median_ms=%.3f cpu_ms=%.3f mpix=%.3f size=%dx%d fnv=%016llx", times[times.count / 2],
+            cpu[cpu.count / 2], mpix, pixels.width, pixels.height, hash))
 } catch {
     FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
     exit(1)

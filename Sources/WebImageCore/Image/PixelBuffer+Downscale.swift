@@ -3,6 +3,11 @@ extension PixelBuffer {
     /// pixels do not darken edges. It is what codecs use to finish a thumbnail after shrinking
     /// during decode; the transformers module offers higher-quality filters.
     ///
+    /// Each destination pixel averages the source rectangle `[x0, x1) × [y0, y1)` with
+    /// `x0 = dx·sw/dw`, `x1 = max(x0 + 1, (dx + 1)·sw/dw)` (rows alike): colour channels are
+    /// `(Σ c·α + A/2) / A` where `A = Σ α`, alpha is `(A + n/2) / n` over the `n` pixels, and a
+    /// rectangle with `A = 0` becomes transparent black.
+    ///
     /// Enlarging falls back to nearest-neighbour (each destination pixel covers at least one
     /// source pixel).
     public func downscaled(to size: PixelSize) -> PixelBuffer {
@@ -11,53 +16,61 @@ extension PixelBuffer {
         if dw == width && dh == height { return self }
         let sw = width
         let sh = height
-        // Source spans for each destination column/row.
-        let xSpans = (0..<dw).map { dx -> (Int, Int) in
-            let x0 = dx * sw / dw
-            return (x0, max(x0 + 1, (dx + 1) * sw / dw))
-        }
-        return bytes.withUnsafeBufferPointer { src in
+        // Hot loop on raw pointers (the PNG thumbnail path runs it over every decoded pixel):
+        // no Array bounds or uniqueness checks, one pass over each source row.
+        return bytes.withUnsafeBufferPointer { source in
             PixelBuffer.make(width: dw, height: dh) { out in
-                var acc = [UInt64](repeating: 0, count: dw * 4)
-                var alphaSum = [UInt64](repeating: 0, count: dw)
-                var counts = [UInt64](repeating: 0, count: dw)
+                guard let src = source.baseAddress, let dst = out.baseAddress else { return }
+                // Source column span of each destination column, as byte offsets in a row.
+                let spans = UnsafeMutablePointer<Int>.allocate(capacity: dw * 2)
+                defer { spans.deallocate() }
+                for dx in 0..<dw {
+                    let x0 = dx * sw / dw
+                    spans[dx * 2] = x0 * 4
+                    spans[dx * 2 + 1] = max(x0 + 1, (dx + 1) * sw / dw) * 4
+                }
+                // Per destination column of the current row: Σ r·α, Σ g·α, Σ b·α, Σ α.
+                let sums = UnsafeMutablePointer<UInt64>.allocate(capacity: dw * 4)
+                defer { sums.deallocate() }
                 for dy in 0..<dh {
                     let y0 = dy * sh / dh
                     let y1 = max(y0 + 1, (dy + 1) * sh / dh)
-                    for i in 0..<acc.count { acc[i] = 0 }
-                    for i in 0..<dw { alphaSum[i] = 0; counts[i] = 0 }
+                    sums.initialize(repeating: 0, count: dw * 4)
                     for y in y0..<y1 {
-                        let row = y * sw * 4
+                        let row = src + y * sw * 4
                         for dx in 0..<dw {
-                            let (x0, x1) = xSpans[dx]
                             var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0, a: UInt64 = 0
-                            var p = row + x0 * 4
-                            for _ in x0..<x1 {
-                                let alpha = UInt64(src[p + 3])
-                                r += UInt64(src[p]) * alpha
-                                g += UInt64(src[p + 1]) * alpha
-                                b += UInt64(src[p + 2]) * alpha
-                                a += alpha
+                            var p = row + spans[dx * 2]
+                            let end = row + spans[dx * 2 + 1]
+                            while p < end {
+                                let alpha = UInt64(p[3])
+                                r &+= UInt64(p[0]) &* alpha
+                                g &+= UInt64(p[1]) &* alpha
+                                b &+= UInt64(p[2]) &* alpha
+                                a &+= alpha
                                 p += 4
                             }
-                            acc[dx * 4] += r
-                            acc[dx * 4 + 1] += g
-                            acc[dx * 4 + 2] += b
-                            alphaSum[dx] += a
-                            counts[dx] += UInt64(x1 - x0)
+                            let s = sums + dx * 4
+                            s[0] &+= r
+                            s[1] &+= g
+                            s[2] &+= b
+                            s[3] &+= a
                         }
                     }
-                    let outRow = dy * dw * 4
+                    let rows = UInt64(y1 - y0)
+                    let o = dst + dy * dw * 4
                     for dx in 0..<dw {
-                        let a = alphaSum[dx]
-                        let o = outRow + dx * 4
+                        let s = sums + dx * 4
+                        let a = s[3]
+                        let q = o + dx * 4
                         if a == 0 {
-                            out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 0
+                            q[0] = 0; q[1] = 0; q[2] = 0; q[3] = 0
                         } else {
-                            out[o] = UInt8((acc[dx * 4] + a / 2) / a)
-                            out[o + 1] = UInt8((acc[dx * 4 + 1] + a / 2) / a)
-                            out[o + 2] = UInt8((acc[dx * 4 + 2] + a / 2) / a)
-                            out[o + 3] = UInt8((a + counts[dx] / 2) / counts[dx])
+                            let n = UInt64((spans[dx * 2 + 1] - spans[dx * 2]) / 4) * rows
+                            q[0] = UInt8(truncatingIfNeeded: (s[0] + a / 2) / a)
+                            q[1] = UInt8(truncatingIfNeeded: (s[1] + a / 2) / a)
+                            q[2] = UInt8(truncatingIfNeeded: (s[2] + a / 2) / a)
+                            q[3] = UInt8(truncatingIfNeeded: (a + n / 2) / n)
                         }
                     }
                 }
