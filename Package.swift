@@ -138,5 +138,11 @@ let package = Package(
             dependencies: ["WebImage", "WebImageTesting"],
             swiftSettings: swiftSettings
         ),
+        // Runs the built `webimage` binary (found next to the test bundle) as a subprocess.
+        .testTarget(
+            name: "WebImageCLITests",
+            dependencies: ["WebImageTesting", "WebImageCore", "WebImageCodecs"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -52,17 +52,19 @@ public final class CodersManager: ImageCoder {
         throw WebImageError.unsupportedFormat(format, reason: "no registered coder decodes \(format)")
     }
 
-    /// Reads header metadata with the first coder (in priority order) that can decode `data`.
+    /// Reads header metadata with the first coder (in priority order) that can decode `data` and
+    /// reads metadata for it. When no coder reads the format (none claims the data, or the coder
+    /// that claims it reads no metadata), ``ImageHeaderReader`` answers from the header.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
         for coder in coders where coder.canDecode(data) {
-            return try coder.readMetadata(data)
+            do {
+                return try coder.readMetadata(data)
+            } catch WebImageError.unsupportedFormat {
+                break  // this coder reads no metadata for these bytes: fall back to the header reader
+            }
         }
-        let format = ImageFormat.detect(data)
-        if format == .unknown {
-            throw WebImageError.badImageData(reason: "not a recognised image format")
-        }
-        throw WebImageError.unsupportedFormat(format, reason: "no registered coder reads \(format)")
+        return try ImageHeaderReader.read(data)
     }
 
     public func canEncode(_ format: ImageFormat) -> Bool {

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage convert IN OUT`: decode (optionally to a thumbnail), encode, write atomically.
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert an image to another format, optionally as a thumbnail.",
+        discussion: """
+            The output format is --format, or else the output file's extension. Transforms run \
+            after decoding (and after --thumbnail) in a fixed order: crop, resize, rotate, flip, \
+            round corners, blur, grayscale, tint. The output is written atomically: it appears \
+            complete or not at all.
+            """)
+
+    @Argument(help: "The image to read.")
+    var input: String
+
+    @Argument(help: "The file to write.")
+    var output: String
+
+    @Option(help: "Output format: jpeg, png, gif or webp (default: from OUT's extension).")
+    var format: String?
+
+    @Option(help: "Quality 0–100 for lossy formats (default 90).")
+    var quality: Int?
+
+    @Flag(help: "Encode WebP losslessly.")
+    var lossless = false
+
+    @Option(help: ArgumentHelp("Decode to fit within PX×PX pixels (aspect ratio kept).", valueName: "PX"))
+    var thumbnail: Int?
+
+    @Option(
+        name: .customLong("max-file-size"),
+        help: ArgumentHelp("Try to keep the output at most this many bytes.", valueName: "BYTES"))
+    var maxFileSize: Int?
+
+    @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
+    var firstFrame = false
+
+    @OptionGroup(title: "Transforms")
+    var transform: TransformOptions
+
+    /// The output format from `--format` or the output's extension.
+    var outputFormat: ImageFormat? {
+        if let format { return ImageFormat(name: format) }
+        return ImageFormat(name: URL(fileURLWithPath: output).pathExtension)
+    }
+
+    func validate() throws {
+        if let format, ImageFormat(name: format) == nil {
+            throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif or webp.")
+        }
+        if outputFormat == nil {
+            throw ValidationError("Cannot tell the output format from '\(output)'. Add --format.")
+        }
+        if let quality, !(0...100).contains(quality) {
+            throw ValidationError("--quality must be between 0 and 100.")
+        }
+        if let thumbnail, thumbnail <= 0 { throw ValidationError("--thumbnail must be positive.") }
+        if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive.") }
+    }
+
+    func run() throws {
+        guard let format = outputFormat else { throw ExitCode.validationFailure }
+        var conversion = ImageConversion(format: format)
+        conversion.decodeOptions.firstFrameOnly = firstFrame
+        if let thumbnail { conversion.decodeOptions.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
+        if let quality { conversion.encodeOptions.quality = Double(quality) / 100 }
+        conversion.encodeOptions.lossless = lossless
+        conversion.encodeOptions.maxFileSize = maxFileSize
+        conversion.encodeOptions.keepAnimation = !firstFrame
+        conversion.transformer = try transform.makeTransformer()
+
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: input))
+        } catch {
+            Console.error("cannot read \(input): \(error.localizedDescription)")
+            throw ExitCode.failure
+        }
+        do {
+            let result = try conversion.convert(data, to: URL(fileURLWithPath: output))
+            let image = result.image
+            Console.out(
+                "\(input) → \(output): \(format) \(image.width)x\(image.height), "
+                    + "\(image.frames.count) frame\(image.frames.count == 1 ? "" : "s"), \(result.bytes) bytes")
+        } catch {
+            Console.error("\(input): \(ImageReport.message(for: error))")
+            throw ExitCode.failure
+        }
+    }
+}
