@@ -10,9 +10,9 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Load images through the pipeline and caches; optionally save them.",
         discussion: """
-            Each distinct URL is counted once — downloaded, memory hit, disk hit or failed — by \
-            the outcome of its first request; every further occurrence of a URL counts as \
-            coalesced. `blacklisted` counts failed URLs put on the failed-URL list. With --out, \
+            Each distinct URL is counted once — downloaded, disk hit, memory hit or failed, the \
+            best outcome of its requests in that order; every further occurrence of a URL counts \
+            as coalesced. `blacklisted` counts failed URLs put on the failed-URL list. With --out, \
             images are written under names from the URL's last path component (made safe and \
             unique): the original bytes, or re-encoded with --format or --thumbnail. The exit \
             status is non-zero when any URL failed.
@@ -50,6 +50,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let thumbnail, thumbnail < 1 || thumbnail > 65_535 {
             throw ValidationError("--thumbnail must be between 1 and 65535.")
         }
+        if format != nil && out == nil { throw ValidationError("--format applies to written files: add --out DIR.") }
     }
 
     func run() async throws {
@@ -124,20 +125,22 @@ struct FetchCommand: AsyncParsableCommand {
         return results.map { $0 ?? .failure(.cancelled) }
     }
 
-    /// The counts of a run: each distinct URL by its first request, repeats as coalesced.
+    /// The counts of a run: each distinct URL once (see ``LoadSummary/record(_:blacklisted:)``),
+    /// repeats as coalesced.
     static func summarise(
         _ urls: [String], results: [Result<ImageResult, WebImageError>], failedURLs: FailedURLList
     ) -> LoadSummary {
         var summary = LoadSummary()
         summary.requested = urls.count
-        var seen: Set<String> = []
+        var order: [String] = []
+        var outcomes: [String: [LoadOutcome]] = [:]
         for (urlString, result) in zip(urls, results) {
-            guard seen.insert(urlString).inserted else {
-                summary.coalesced += 1
-                continue
-            }
+            if outcomes[urlString] == nil { order.append(urlString) }
+            outcomes[urlString, default: []].append(LoadOutcome(result))
+        }
+        for urlString in order {
             let listed = URL(string: urlString).map(failedURLs.contains) ?? false
-            summary.record(result, blacklisted: listed)
+            summary.record(outcomes[urlString] ?? [], blacklisted: listed)
         }
         return summary
     }

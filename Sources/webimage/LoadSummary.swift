@@ -1,9 +1,41 @@
 import Foundation
 import WebImage
 
+/// How one request of a URL ended, without the image (a long prefetch list must not keep its
+/// images alive just to count them).
+enum LoadOutcome: Equatable {
+    case downloaded(bytes: Int)
+    case disk
+    case memory
+    case failed
+
+    init(_ result: Result<ImageResult, WebImageError>) {
+        switch result {
+        case .success(let value):
+            switch value.cacheType {
+            case .memory: self = .memory
+            case .disk: self = .disk
+            case .none, .all: self = .downloaded(bytes: value.data?.count ?? 0)
+            }
+        case .failure:
+            self = .failed
+        }
+    }
+
+    /// Lower is better when a URL was requested more than once.
+    var rank: Int {
+        switch self {
+        case .downloaded: 0
+        case .disk: 1
+        case .memory: 2
+        case .failed: 3
+        }
+    }
+}
+
 /// What a `fetch` or `prefetch` run did. Each distinct URL counts once, in exactly one of
-/// downloaded, memory hits, disk hits or failed (by the outcome of its first request); every
-/// further occurrence of a URL in the list counts as coalesced. `blacklisted` counts the failed
+/// downloaded, disk hits, memory hits or failed (by the best outcome of its requests, in that
+/// order); every further occurrence of a URL in the list counts as coalesced. `blacklisted` counts the failed
 /// URLs the run put on the failed-URL list (permanent failures); `bytes` are the bytes
 /// downloaded.
 struct LoadSummary: Codable, Equatable {
@@ -20,18 +52,21 @@ struct LoadSummary: Codable, Equatable {
     var finished: Int?
     var skipped: Int?
 
-    /// Counts the outcome of the first request of a URL.
-    mutating func record(_ result: Result<ImageResult, WebImageError>, blacklisted isListed: Bool) {
-        switch result {
-        case .success(let value):
-            switch value.cacheType {
-            case .memory: memoryHits += 1
-            case .disk: diskHits += 1
-            case .none, .all:
-                downloaded += 1
-                bytes += value.data?.count ?? 0
-            }
-        case .failure:
+    /// Counts one distinct URL from the outcomes of all its requests: the first of them counts
+    /// by the best outcome (downloaded, then disk, then memory, then failed), the others as
+    /// coalesced. Choosing by rank rather than by arrival keeps the counts independent of
+    /// timing: a repeat may join the running download, or hit memory before the first request
+    /// has even completed.
+    mutating func record(_ outcomes: [LoadOutcome], blacklisted isListed: Bool) {
+        guard let best = outcomes.min(by: { $0.rank < $1.rank }) else { return }
+        coalesced += outcomes.count - 1
+        switch best {
+        case .downloaded(let size):
+            downloaded += 1
+            bytes += size
+        case .disk: diskHits += 1
+        case .memory: memoryHits += 1
+        case .failed:
             failed += 1
             if isListed { blacklisted += 1 }
         }
@@ -39,7 +74,9 @@ struct LoadSummary: Codable, Equatable {
 
     /// The summary as one line of JSON.
     func jsonLine() throws -> String {
-        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     /// The summary as an aligned two-column table.

@@ -96,33 +96,31 @@ struct PrefetchCommand: AsyncParsableCommand {
         return counts
     }
 
-    /// Counts results as they arrive from any thread: each distinct URL by its first result,
-    /// repeats as coalesced.
+    /// Collects outcomes as they arrive from any thread; counts them per distinct URL at the end
+    /// (see ``LoadSummary/record(_:blacklisted:)``).
     final class Tally: Sendable {
         private struct State {
-            var summary = LoadSummary()
-            var seen: Set<URL> = []
-            var failed: [URL] = []
+            var order: [URL] = []
+            var outcomes: [URL: [LoadOutcome]] = [:]
         }
 
         private let state = Mutex(State())
 
         func record(_ url: URL, _ result: Result<ImageResult, WebImageError>) {
+            let outcome = LoadOutcome(result)
             state.withLock { state in
-                guard state.seen.insert(url).inserted else {
-                    state.summary.coalesced += 1
-                    return
-                }
-                if case .failure = result { state.failed.append(url) }
-                state.summary.record(result, blacklisted: false)
+                if state.outcomes[url] == nil { state.order.append(url) }
+                state.outcomes[url, default: []].append(outcome)
             }
         }
 
-        /// The counts so far, with the failed URLs now on `failedURLs` counted as blacklisted.
+        /// The counts, with failed URLs now on `failedURLs` counted as blacklisted.
         func summary(failedURLs: FailedURLList) -> LoadSummary {
             state.withLock { state in
-                var summary = state.summary
-                summary.blacklisted = state.failed.filter(failedURLs.contains).count
+                var summary = LoadSummary()
+                for url in state.order {
+                    summary.record(state.outcomes[url] ?? [], blacklisted: failedURLs.contains(url))
+                }
                 return summary
             }
         }
