@@ -31,16 +31,16 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    @Argument(help: "Image URLs (http, https, file or data).")
+    @Argument(help: ArgumentHelp("Image URLs (http, https, file or data).", valueName: "url"))
     var urls: [String]
 
-    @Option(help: "Write the images to this directory (created if needed).")
+    @Option(help: ArgumentHelp("Write the images to this directory (created if needed).", valueName: "dir"))
     var out: String?
 
-    @Option(help: "Decode to fit a PX×PX box (aspect ratio kept); cached under its own key.")
+    @Option(help: ArgumentHelp("Decode to fit a PX×PX box (aspect ratio kept); cached under its own key.", valueName: "px"))
     var thumbnail: Int?
 
-    @Option(help: "Re-encode written images as jpeg, png or webp (default: the original bytes).")
+    @Option(help: "Re-encode written images (default: write the original bytes).")
     var format: OutputFormat?
 
     @OptionGroup var loading: LoadingOptions

@@ -5,13 +5,13 @@ import WebImage
 /// Options `fetch` and `prefetch` share: where the disk cache lives, how many loads run at once,
 /// and whether the summary is JSON.
 struct LoadingOptions: ParsableArguments {
-    @Option(name: .customLong("cache-dir"), help: "The disk cache directory (default: the default cache).")
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The disk cache directory (default: the default cache).", valueName: "dir"))
     var cacheDirectory: String?
 
-    @Option(help: "At most this many loads in flight (default 6).")
+    @Option(help: ArgumentHelp("At most this many loads in flight.", valueName: "n"))
     var concurrency = 6
 
-    @Option(help: "Seconds a connection may wait for the server, to connect or between bytes (default 15).")
+    @Option(help: ArgumentHelp("Seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
     @Flag(help: "End with one JSON object summarising the run instead of a table.")

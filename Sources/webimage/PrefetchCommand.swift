@@ -15,7 +15,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             skipped (failed or invalid). The exit status is non-zero when any URL was skipped.
             """)
 
-    @Option(name: .customLong("from"), help: "The file of URLs, or - for standard input.")
+    @Option(name: .customLong("from"), help: ArgumentHelp("The file of URLs, or - for standard input.", valueName: "file"))
     var source: String
 
     @OptionGroup var loading: LoadingOptions

@@ -89,6 +89,7 @@ struct FetchCommandTests {
 
             let first = try await FetchFixtures.run(["fetch", a, a, missing, "--json", "--cache-dir", cache.path, "--out", out.path])
             #expect(first.status != 0, "a 404 must make the exit status non-zero")
+            #expect(first.stdout.split(separator: "\n").count == 1, "with --json, stdout is the one JSON object")
             let summary = try LoadSummaryJSON.parse(first.stdout)
             #expect(summary.requested == 3)
             #expect(summary.downloaded == 1)
@@ -154,6 +155,13 @@ struct FetchCommandTests {
         #expect(result.stderr.contains("invalidURL"))
         let summary = try LoadSummaryJSON.parse(result.stdout)
         #expect(summary.requested == 1 && summary.failed == 1 && summary.downloaded == 0)
+    }
+
+    @Test("Given --format without --out, when run, then it is a usage error")
+    func formatNeedsOut() async throws {
+        let result = try await FetchFixtures.run(["fetch", "http://127.0.0.1:1/a.png", "--format", "png"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--out"))
     }
 
     @Test("Given a closed port on 127.0.0.1, when fetched, then it fails with a transport error, is not blacklisted, and the exit status is non-zero")
