@@ -8,6 +8,6 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Download, decode, cache, convert and inspect images.",
         version: "0.1.0",
-        subcommands: [InfoCommand.self, ConvertCommand.self, DemoCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, DemoCommand.self, CacheCommand.self, FetchCommand.self, PrefetchCommand.self]
     )
 }
