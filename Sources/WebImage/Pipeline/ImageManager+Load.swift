@@ -278,12 +278,42 @@ extension ImageManager {
         case .success(let value):
             if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
             PipelineMetrics.downloadBytes.increment(by: Int64(value.data.count))
-            Task { await finishDownload(value, request, operation) }
+            // Without a transform, the memory cache is filled right here, synchronously: the
+            // downloader has just ended this download, and a request for the same URL arriving
+            // before the asynchronous part below must find the image instead of downloading it
+            // again.
+            let transforms = value.image.map { request.shouldTransform($0) } ?? false
+            if !transforms, let image = value.image {
+                storeInMemoryUntransformed(image, request, operation)
+            }
+            Task { await finishDownload(value, request, operation, memoryStored: !transforms) }
+        }
+    }
+
+    /// The memory part of the stores of ``finishDownload(_:_:_:memoryStored:)`` when no transform
+    /// runs: the same keys and cache types, done synchronously.
+    private func storeInMemoryUntransformed(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
+        let cache = request.cache
+        guard !operation.isCancelled, cache.configuration.shouldCacheImagesInMemory else { return }
+        let storeType = request.context.storeCacheType ?? .all
+        if request.hasDerivedKey {
+            let originalType = request.context.originalStoreCacheType ?? .disk
+            if originalType.includesMemory, request.context.imageThumbnailPixelSize == nil, let key = request.originalKey {
+                cache.memoryCache.setImage(image, forKey: key)
+            }
+            if request.transformer == nil, storeType.includesMemory, let key = request.finalKey {
+                cache.memoryCache.setImage(image, forKey: key)
+            }
+        } else if storeType.includesMemory, let key = request.finalKey {
+            cache.memoryCache.setImage(image, forKey: key)
         }
     }
 
     /// Transform, store (original and/or final, per the cache types), deliver (SPEC M-9).
-    private func finishDownload(_ value: ImageLoaderResult, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) async {
+    /// `memoryStored`: the memory layer was already filled by ``storeInMemoryUntransformed(_:_:_:)``.
+    private func finishDownload(
+        _ value: ImageLoaderResult, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, memoryStored: Bool
+    ) async {
         let original = value.image
         var final = original
         var transformed = false
@@ -306,18 +336,18 @@ extension ImageManager {
             let fullSize = request.context.imageThumbnailPixelSize == nil ? original : nil
             await store(
                 fullSize, data: value.data, key: request.originalKey, cacheType: originalType, request: request,
-                operation: operation, extendedData: extended)
+                operation: operation, extendedData: extended, includeMemory: !memoryStored)
             // The derived image, only when it really is derived (a failed transform stores nothing).
             let derivedIsReady = transformed || (request.transformer == nil && final != nil)
             if derivedIsReady, let final {
                 await store(
                     final, data: nil, key: request.finalKey, cacheType: storeType, request: request,
-                    operation: operation, extendedData: nil)
+                    operation: operation, extendedData: nil, includeMemory: !memoryStored)
             }
         } else {
             await store(
                 final, data: value.data, key: request.finalKey, cacheType: storeType, request: request,
-                operation: operation, extendedData: extended)
+                operation: operation, extendedData: extended, includeMemory: !memoryStored)
         }
         guard !operation.isCancelled else { return }
         PipelineMetrics.loadDuration(source: .none, since: request.startTime)
@@ -338,11 +368,11 @@ extension ImageManager {
     /// SPEC M-10), disk in the background or, with `waitStoreCache`, before returning.
     private func store(
         _ image: Image?, data: Data?, key: String?, cacheType: ImageCacheType, request: ImageLoadRequest,
-        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?
+        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?, includeMemory: Bool = true
     ) async {
         guard let key, cacheType != .none, !operation.isCancelled else { return }
         let cache = request.cache
-        if cacheType.includesMemory, let image, cache.configuration.shouldCacheImagesInMemory {
+        if includeMemory, cacheType.includesMemory, let image, cache.configuration.shouldCacheImagesInMemory {
             cache.memoryCache.setImage(image, forKey: key)
         }
         guard cacheType.includesDisk, image != nil || data != nil else { return }
