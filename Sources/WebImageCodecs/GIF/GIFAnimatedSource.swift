@@ -84,7 +84,7 @@ public final class GIFAnimatedSource: AnimatedImageSource {
                 throw WebImageError.badImageData(reason: "GIF: frame \(decodedIndex) is missing")
             }
             if decodedIndex == index {
-                let pixels = canvasSize == sequence.canvasSize ? next.pixels : next.pixels.downscaled(to: canvasSize)
+                let pixels = canvasSize == sequence.canvasSize ? next.pixels : next.pixels.thumbnail(to: canvasSize)
                 lastIndex = index
                 lastFrame = pixels
                 return pixels

@@ -18,7 +18,7 @@ import WebImageCore
 /// - Truncated or corrupt data: the frames completed before the damage are returned when there
 ///   is at least one (browsers show them too); otherwise `badImageData` is thrown.
 /// - `firstFrameOnly`, thumbnails (``/WebImageCore/DecodeOptions/targetSize(for:)``, each composited frame
-///   shrunk with ``/WebImageCore/PixelBuffer/downscaled(to:)``) and `scaleFactor` are honoured.
+///   shrunk with ``/WebImageCore/PixelBuffer/thumbnail(to:)``) and `scaleFactor` are honoured.
 ///
 /// Thread-safe: every call opens its own giflib handle.
 public struct GIFCoder: AnimatedImageDecoding {
@@ -59,7 +59,7 @@ public struct GIFCoder: AnimatedImageDecoding {
                     break  // damaged after complete frames: keep what was decoded
                 }
                 guard let next else { break }
-                let pixels = target == canvas ? next.pixels : next.pixels.downscaled(to: target)
+                let pixels = target == canvas ? next.pixels : next.pixels.thumbnail(to: target)
                 if !transparent && !pixels.isFullyOpaque() { transparent = true }
                 frames.append(ImageFrame(pixels: pixels, duration: GIFCoder.duration(of: next.record)))
             }

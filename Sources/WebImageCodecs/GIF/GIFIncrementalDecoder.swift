@@ -58,7 +58,7 @@ public final class GIFIncrementalDecoder: IncrementalImageDecoder {
                 rowsShown = first.rowsDecoded
             }
             let target = options.targetSize(for: canvas)
-            let pixels = target == canvas ? first.pixels : first.pixels.downscaled(to: target)
+            let pixels = target == canvas ? first.pixels : first.pixels.thumbnail(to: target)
             return Image(pixels: pixels, scale: GIFCoder.scale(options), format: .gif, hasAlpha: !pixels.isFullyOpaque())
         }
     }

@@ -90,7 +90,7 @@ enum JPEGDecompression {
                 try decompress(b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage)
             }
             if pixels.width != storedTarget.width || pixels.height != storedTarget.height {
-                pixels = pixels.downscaled(to: storedTarget)
+                pixels = pixels.thumbnail(to: storedTarget)
             }
             var resultOrientation = orientation
             if options.applyOrientation {

@@ -29,7 +29,7 @@ import WebImageCore
 /// bounded by the canvas limit).
 ///
 /// **Thumbnails**: PNG cannot shrink while decoding; the full image is decoded, then reduced
-/// with ``/WebImageCore/PixelBuffer/downscaled(to:)``.
+/// with ``/WebImageCore/PixelBuffer/thumbnail(to:)``.
 ///
 /// **Encoding** writes PNG (RGBA8 when the image has alpha that is used, RGB8 otherwise) and,
 /// for images with several frames and ``/WebImageCore/EncodeOptions/keepAnimation``, APNG.

@@ -36,6 +36,6 @@ struct PNGOutput {
         let upright = pixels.applying(applied)
         let target = size
         if target.width == upright.width && target.height == upright.height { return upright }
-        return upright.downscaled(to: target)
+        return upright.thumbnail(to: target)
     }
 }

@@ -7,7 +7,7 @@ enum WebPAnimatedDecoding {
     /// Decodes all frames (or the first one with ``/WebImageCore/DecodeOptions/firstFrameOnly``).
     ///
     /// The canvas and frame limits are checked from the container before any canvas is
-    /// allocated. Thumbnails resample each composited frame with ``/WebImageCore/PixelBuffer/downscaled(to:)``.
+    /// allocated. Thumbnails resample each composited frame with ``/WebImageCore/PixelBuffer/thumbnail(to:)``.
     static func decode(_ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions) throws -> Image {
         let firstOnly = options.firstFrameOnly
         let animation = try WebPAnimation(data, limits: options.limits, framesToCheck: { firstOnly ? 1 : $0 })

@@ -114,7 +114,7 @@ final class WebPAnimation {
         let full = PixelBuffer.make(width: canvasSize.width, height: canvasSize.height) { out in
             out.baseAddress?.update(from: canvas, count: byteCount)
         }
-        let pixels = outputSize == canvasSize ? full : full.downscaled(to: outputSize)
+        let pixels = outputSize == canvasSize ? full : full.thumbnail(to: outputSize)
         return (pixels, timestamp)
     }
 
