@@ -27,15 +27,7 @@ enum DiskCacheFileSystem {
             if !ok { unlink(path) }
         }
         try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw WebImageError.cacheIO(reason: "write \(path): \(errorText())")
-                }
-                offset += written
-            }
+            try writeAll(fd, raw, path: path)
         }
         var times = [makeTimespec(date), makeTimespec(date)]
         _ = futimens(fd, &times)
@@ -48,6 +40,31 @@ enum DiskCacheFileSystem {
         }
         ok = true
         return (xattrStored, 0)
+    }
+
+    /// Writes every byte of `raw` to `descriptor`, retrying after `EINTR`.
+    static func writeAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer, path: String) throws {
+        guard let base = raw.baseAddress else { return }
+        var offset = 0
+        while offset < raw.count {
+            let written = write(descriptor, base + offset, raw.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WebImageError.cacheIO(reason: "write \(path): \(errorText())")
+            }
+            offset += written
+        }
+    }
+
+    /// The inode of the open `descriptor`; on failure the descriptor is closed and the error
+    /// thrown.
+    static func inode(ofOpen descriptor: Int32, path: String) throws -> ino_t {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            close(descriptor)
+            throw WebImageError.cacheIO(reason: "stat \(path): \(errorText())")
+        }
+        return info.st_ino
     }
 
     /// The whole file at `path`, or `nil` when it does not exist.

@@ -145,13 +145,8 @@ final class DiskCacheJournal {
         guard descriptor >= 0 else {
             throw WebImageError.cacheIO(reason: "open \(path): \(DiskCacheFileSystem.errorText())")
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            close(descriptor)
-            throw WebImageError.cacheIO(reason: "stat \(path): \(DiskCacheFileSystem.errorText())")
-        }
+        inode = try DiskCacheFileSystem.inode(ofOpen: descriptor, path: path)
         fd = descriptor
-        inode = info.st_ino
     }
 
     private func reload(into index: inout DiskCacheIndex) -> Bool {
@@ -257,16 +252,6 @@ final class DiskCacheJournal {
     }
 
     private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let result = write(descriptor, raw.baseAddress! + written, raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw WebImageError.cacheIO(reason: "write \(path): \(DiskCacheFileSystem.errorText())")
-                }
-                written += result
-            }
-        }
+        try bytes.withUnsafeBytes { try DiskCacheFileSystem.writeAll(descriptor, $0, path: path) }
     }
 }

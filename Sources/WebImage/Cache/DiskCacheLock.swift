@@ -79,13 +79,8 @@ final class DiskCacheLock {
         guard descriptor >= 0 else {
             throw WebImageError.cacheIO(reason: "open \(path): \(DiskCacheFileSystem.errorText())")
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            close(descriptor)
-            throw WebImageError.cacheIO(reason: "stat \(path): \(DiskCacheFileSystem.errorText())")
-        }
+        inode = try DiskCacheFileSystem.inode(ofOpen: descriptor, path: path)
         fd = descriptor
-        inode = info.st_ino
     }
 }
 

@@ -144,10 +144,6 @@ public enum ImageLoaders {
     /// The default failed-URL rule: cancellation, 304 and transient transport errors
     /// (timeouts, lost connections, DNS, refused connections) never block a URL.
     public static func defaultShouldBlockFailedURL(_ error: WebImageError) -> Bool {
-        switch error {
-        case .cancelled, .cacheNotModified: false
-        case .transport(let transport): !transport.isTransient
-        default: true
-        }
+        FailedURLList.shouldBlock(error)
     }
 }
