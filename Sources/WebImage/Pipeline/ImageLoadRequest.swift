@@ -30,19 +30,23 @@ struct ImageLoadRequest: Sendable {
         self.progress = progress
         self.startTime = startTime
         transformer = context.imageTransformer
-        let original = context.cacheKey(for: url)
-        originalKey = original
-        finalKey = original.map { key in
-            var derived = key
-            if let size = context.imageThumbnailPixelSize {
-                derived = ImageCache.thumbnailCacheKey(
-                    for: derived, thumbnailPixelSize: size, preserveAspectRatio: context.imagePreserveAspectRatio ?? true)
-            }
-            if let transformer = context.imageTransformer {
-                derived = ImageCache.cacheKey(for: derived, transformerKey: transformer.transformerKey)
-            }
-            return derived
+        let keys = Self.keys(for: url, context: context)
+        originalKey = keys.original
+        finalKey = keys.final
+    }
+
+    /// The original and final cache keys of `url` under `context` (SPEC M-6, Q-4).
+    static func keys(for url: URL, context: WebImageContext) -> (original: String?, final: String?) {
+        guard let original = context.cacheKey(for: url) else { return (nil, nil) }
+        var derived = original
+        if let size = context.imageThumbnailPixelSize {
+            derived = ImageCache.thumbnailCacheKey(
+                for: derived, thumbnailPixelSize: size, preserveAspectRatio: context.imagePreserveAspectRatio ?? true)
         }
+        if let transformer = context.imageTransformer {
+            derived = ImageCache.cacheKey(for: derived, transformerKey: transformer.transformerKey)
+        }
+        return (original, derived)
     }
 
     /// Whether the delivered image is stored under a key of its own (thumbnail or transform).

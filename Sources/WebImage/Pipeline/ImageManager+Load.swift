@@ -68,20 +68,17 @@ extension ImageManager {
         if let processor = settings.optionsProcessor {
             settled = processor.process(url, settled)
         }
-        let request = ImageLoadRequest(
-            url: url, options: settled.options, context: settled.context,
-            cache: settled.context.imageCache ?? imageCache, loader: settled.context.imageLoader ?? imageLoader,
-            progress: progress, startTime: startTime)
         // M-3: a URL that failed before fails at once, touching nothing, unless retryFailed.
-        if !request.options.contains(.retryFailed) && failedURLs.contains(url) {
+        if !settled.options.contains(.retryFailed) && failedURLs.contains(url) {
             PipelineMetrics.blacklistHits.increment()
             PipelineMetrics.logger.debug("blocked failed URL", metadata: ["url": "\(url)"])
             queue.execute { completed(.failure(.blackListed)) }
             ended?()
             return nil
         }
-        // K-1: a memory hit is synchronous — no operation, no bookkeeping, no query token.
-        if let image = memoryHit(request) {
+        // K-1: a memory hit is synchronous — no request, no operation, no bookkeeping.
+        let cache = settled.context.imageCache ?? imageCache
+        if let image = memoryHit(url, settled, cache) {
             PipelineMetrics.memoryHits.increment()
             PipelineMetrics.loadDuration(source: .memory, since: startTime)
             let result = ImageResult(image: image, cacheType: .memory, url: url)
@@ -89,6 +86,10 @@ extension ImageManager {
             ended?()
             return nil
         }
+        let request = ImageLoadRequest(
+            url: url, options: settled.options, context: settled.context,
+            cache: cache, loader: settled.context.imageLoader ?? imageLoader,
+            progress: progress, startTime: startTime)
         let operation = ImageCombinedOperation(url: url, queue: queue, completion: completed) { [weak self] operation in
             self?.unregister(operation)
             ended?()
@@ -102,14 +103,15 @@ extension ImageManager {
         return operation
     }
 
-    /// The memory-cache image for `request` when the fast path applies: the request reads the
-    /// cache and memory, wants no revalidation and no bytes, and the image is there.
-    private func memoryHit(_ request: ImageLoadRequest) -> Image? {
-        let options = request.options
+    /// The memory-cache image when the fast path applies: the request reads the cache and
+    /// memory, wants no revalidation and no bytes, and the image is there.
+    private func memoryHit(_ url: URL, _ settled: OptionsResult, _ cache: ImageCache) -> Image? {
+        let options = settled.options
         guard !options.contains(.fromLoaderOnly), !options.contains(.refreshCached),
             !options.contains(.queryMemoryData), !options.contains(.avoidDecodeImage),
-            (request.context.queryCacheType ?? .all).includesMemory, let key = request.finalKey,
-            let image = request.cache.imageFromMemoryCache(forKey: key)
+            (settled.context.queryCacheType ?? .all).includesMemory,
+            let key = ImageLoadRequest.keys(for: url, context: settled.context).final,
+            let image = cache.imageFromMemoryCache(forKey: key)
         else { return nil }
         return ImageCache.applyingFrameOptions(image, options: options)
     }

@@ -48,7 +48,6 @@ public final class ImageManager: ImageManaging {
 
     struct Settings {
         var optionsProcessor: (any OptionsProcessor)?
-        weak var delegate: (any ImageManagerDelegate)?
         var transformer: (any ImageTransformer)?
         var cacheKeyFilter: (any CacheKeyFilter)?
         var cacheSerializer: (any CacheSerializer)?
@@ -56,6 +55,12 @@ public final class ImageManager: ImageManaging {
     }
 
     let settings = Mutex(Settings())
+    /// Kept apart from `settings` so the per-request snapshot never touches a weak reference.
+    private let delegateBox = Mutex(WeakDelegate())
+
+    private struct WeakDelegate {
+        weak var value: (any ImageManagerDelegate)?
+    }
     private let running = Mutex<[ObjectIdentifier: ImageCombinedOperation]>([:])
 
     /// A manager over `cache` and `loader`.
@@ -72,8 +77,8 @@ public final class ImageManager: ImageManaging {
 
     /// Vetoes downloads and failed-URL listing (held weakly).
     public var delegate: (any ImageManagerDelegate)? {
-        get { settings.withLock { $0.delegate } }
-        set { settings.withLock { $0.delegate = newValue } }
+        get { delegateBox.withLock { $0.value } }
+        set { delegateBox.withLock { $0.value = newValue } }
     }
 
     /// The transformer for requests whose context sets none.
