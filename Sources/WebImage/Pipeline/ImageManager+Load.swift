@@ -53,7 +53,6 @@ extension ImageManager {
         _ url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageProgressHandler?,
         completed: @escaping ImageCompletionHandler, ended: (@Sendable () -> Void)?
     ) -> ImageCombinedOperation? {
-        let startTime = DispatchTime.now().uptimeNanoseconds
         PipelineMetrics.requests.increment()
         let settings = self.settings.withLock { $0 }
         let queue = context.callbackQueue ?? settings.callbackQueue
@@ -80,12 +79,15 @@ extension ImageManager {
         let cache = settled.context.imageCache ?? imageCache
         if let image = memoryHit(url, settled, cache) {
             PipelineMetrics.memoryHits.increment()
-            PipelineMetrics.loadDuration(source: .memory, since: startTime)
-            let result = ImageResult(image: image, cacheType: .memory, url: url)
-            queue.execute { completed(.success(result)) }
+            if case .current = queue {
+                completed(.success(ImageResult(image: image, cacheType: .memory, url: url)))
+            } else {
+                queue.execute { completed(.success(ImageResult(image: image, cacheType: .memory, url: url))) }
+            }
             ended?()
             return nil
         }
+        let startTime = DispatchTime.now().uptimeNanoseconds
         let request = ImageLoadRequest(
             url: url, options: settled.options, context: settled.context,
             cache: cache, loader: settled.context.imageLoader ?? imageLoader,

@@ -14,7 +14,7 @@ import CoreMetrics
 /// | `webimage_download_bytes_total` | counter | — |
 /// | `webimage_failures_total` | counter | `error`: the ``/WebImageCore/WebImageError/code`` |
 /// | `webimage_blacklist_hits_total` | counter | — |
-/// | `webimage_load_duration_seconds` | timer | `source`: memory / disk / network |
+/// | `webimage_load_duration_seconds` | timer | `source`: memory / disk / network (memory hits on the fast path are counted, not timed) |
 /// | `webimage_transform_duration_seconds` | timer | — |
 /// | `webimage_running_operations` | gauge | — |
 ///
