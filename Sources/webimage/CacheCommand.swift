@@ -80,7 +80,7 @@ struct CacheCleanCommand: ParsableCommand {
 
     func run() throws {
         let cache = location.diskCache()
-        let removed = cache.removeExpiredData(maxAge: maxAge, maxSize: maxSize)
+        let removed = ActivityIndicator.run("cleaning") { cache.removeExpiredData(maxAge: maxAge, maxSize: maxSize) }
         CacheReport.print(try cache.statistics(), directory: cache.directory, json: location.json, removed: removed)
     }
 }
@@ -92,7 +92,7 @@ struct CacheClearCommand: ParsableCommand {
 
     func run() throws {
         let cache = location.diskCache()
-        cache.removeAll()
+        ActivityIndicator.run("clearing") { cache.removeAll() }
         CacheReport.print(try cache.statistics(), directory: cache.directory, json: location.json)
     }
 }
