@@ -94,7 +94,7 @@ extension ImageCache {
         let coders = context.imageCoders ?? self.coders
         let image: Image
         do {
-            image = try coders.decode(data, options: decodeOptions)
+            image = try PipelineMetrics.timedDecode("disk") { try coders.decode(data, options: decodeOptions) }
         } catch WebImageError.badImageData {
             // A corrupt entry is never served: delete it and report a miss (S-8).
             diskCache.remove(key)

@@ -222,7 +222,7 @@ extension ImageDownloader {
         do {
             let image = try await configuration.processingPool.run { () throws -> Image in
                 if let progressive, let image = try progressive.update(data, isComplete: true) { return image }
-                return try coders.decode(data, options: options)
+                return try PipelineMetrics.timedDecode("download") { try coders.decode(data, options: options) }
             }
             return .success(ImageLoaderResult(image: image, data: data, response: body.response, finished: true))
         } catch let error as WebImageError {

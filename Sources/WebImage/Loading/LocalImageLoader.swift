@@ -47,7 +47,7 @@ public final class LocalImageLoader: ImageLoader {
                         data = decrypted
                     }
                     guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
-                    return (data, decode ? try coders.decode(data, options: decodeOptions) : nil)
+                    return (data, decode ? try PipelineMetrics.timedDecode("file") { try coders.decode(data, options: decodeOptions) } : nil)
                 }
                 progress?(Int64(output.0.count), Int64(output.0.count), url)
                 result = .success(ImageLoaderResult(image: output.1, data: output.0, response: nil, finished: true))

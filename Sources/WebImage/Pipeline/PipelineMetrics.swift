@@ -15,10 +15,10 @@ import CoreMetrics
 /// | `webimage_failures_total` | counter | `error`: the ``/WebImageCore/WebImageError/code`` |
 /// | `webimage_blacklist_hits_total` | counter | — |
 /// | `webimage_load_duration_seconds` | timer | `source`: memory / disk / network (memory hits on the fast path are counted, not timed) |
+/// | `webimage_decode_duration_seconds` | timer | `stage`: download / disk / file |
 /// | `webimage_transform_duration_seconds` | timer | — |
 /// | `webimage_running_operations` | gauge | — |
 ///
-/// Decoding happens inside the cache and the loader and is part of the load duration.
 enum PipelineMetrics {
     static let logger = Logger(label: "swift-web-image.manager")
 
@@ -31,6 +31,18 @@ enum PipelineMetrics {
     static let blacklistHits = Counter(label: "webimage_blacklist_hits_total")
     static let transformDuration = CoreMetrics.Timer(label: "webimage_transform_duration_seconds")
     static let runningOperations = Gauge(label: "webimage_running_operations")
+
+    private static let decodeTimers: [String: CoreMetrics.Timer] = Dictionary(
+        uniqueKeysWithValues: ["download", "disk", "file"].map {
+            ($0, CoreMetrics.Timer(label: "webimage_decode_duration_seconds", dimensions: [("stage", $0)]))
+        })
+
+    /// Runs `decode` and records its duration under `stage` (download, disk or file).
+    static func timedDecode<T>(_ stage: String, _ decode: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { decodeTimers[stage]?.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start)) }
+        return try decode()
+    }
 
     static func failure(_ error: WebImageError) {
         Counter(label: "webimage_failures_total", dimensions: [("error", error.code)]).increment()
