@@ -2,6 +2,7 @@
 // Python harnesses beside it (Benchmarks/run-decode.sh runs all of them in one go).
 //
 // usage: webimage-bench decode FILE ITERATIONS DENOM
+//        webimage-bench thumbnail FILE ITERATIONS BOX   (decode to fit BOX, encode JPEG q80)
 //   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
 // prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source>
 //   size=<WxH out> fnv=<FNV-1a 64 of the last output's pixels> — the C harness prints the same
@@ -17,7 +18,49 @@ func clockMilliseconds(_ clock: clockid_t) -> Double {
     return Double(ts.tv_sec) * 1e3 + Double(ts.tv_nsec) / 1e6
 }
 
+/// `webimage-bench thumbnail FILE ITERATIONS BOX`: the whole thumbnail path of a web image
+/// service — decode to fit BOX×BOX (shrink-on-load, then the Lanczos3 finish), encode JPEG q80.
+/// Prints median wall and CPU ms, the output size and its byte count.
+func runThumbnail(file: String, iterations: Int, box: Int) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: file))
+    let coders = CodersManager.shared
+    let options = DecodeOptions(thumbnailPixelSize: PixelSize(width: box, height: box))
+    let encode = EncodeOptions(quality: 0.8)
+    var last = Data()
+    var size = PixelSize(width: 0, height: 0)
+    func once() throws {
+        let image = try coders.decode(data, options: options)
+        size = image.pixelSize
+        last = try coders.encode(image, format: .jpeg, options: encode)
+    }
+    try once()
+    var wall: [Double] = []
+    var cpu: [Double] = []
+    for _ in 0..<iterations {
+        let w0 = clockMilliseconds(CLOCK_MONOTONIC)
+        let c0 = clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID)
+        try once()
+        cpu.append(clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID) - c0)
+        wall.append(clockMilliseconds(CLOCK_MONOTONIC) - w0)
+    }
+    wall.sort()
+    cpu.sort()
+    print(String(format: "median_ms=%.3f cpu_ms=%.3f size=%dx%d bytes=%d", wall[wall.count / 2], cpu[cpu.count / 2],
+        size.width, size.height, last.count))
+}
+
 let arguments = CommandLine.arguments
+if arguments.count >= 5, arguments[1] == "thumbnail", let iterations = Int(arguments[3]), let box = Int(arguments[4]),
+    iterations > 0, box > 0
+{
+    do {
+        try runThumbnail(file: arguments[2], iterations: iterations, box: box)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count >= 5, arguments[1] == "decode", let iterations = Int(arguments[3]), let denom = Int(arguments[4]),
     iterations > 0, denom > 0
 else {
