@@ -47,7 +47,7 @@ bench: bench-setup
 FUZZ_MUTATIONS ?= 50
 fuzz: setup
 	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz -Xswiftc -use-ld=lld
-	.build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp .build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
 
 clean:
 	rm -rf .build

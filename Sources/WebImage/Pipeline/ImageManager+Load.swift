@@ -232,8 +232,25 @@ extension ImageManager {
         if let cachedResult {
             // refreshCached: the cached image first, then revalidate (SPEC M-8, D-10).
             operation.deliver(cachedResult)
+        } else if let image = memoryHitBeforeDownload(request) {
+            // The same image finished loading for another request while this one was querying
+            // the disk: use it rather than download it again.
+            PipelineMetrics.memoryHits.increment()
+            operation.end(.success(ImageResult(image: image, cacheType: .memory, url: request.url)))
+            return
         }
         download(request, operation, hasCachedImage: cachedResult != nil)
+    }
+
+    /// A last memory check before downloading, for requests that may read memory and did not
+    /// ask for a fresh download.
+    private func memoryHitBeforeDownload(_ request: ImageLoadRequest) -> Image? {
+        let options = request.options
+        guard !options.contains(.fromLoaderOnly), !options.contains(.refreshCached),
+            !options.contains(.avoidDecodeImage), (request.context.queryCacheType ?? .all).includesMemory,
+            let key = request.finalKey, let image = request.cache.imageFromMemoryCache(forKey: key)
+        else { return nil }
+        return ImageCache.applyingFrameOptions(image, options: options)
     }
 
     // MARK: download
