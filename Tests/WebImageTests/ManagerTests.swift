@@ -228,6 +228,25 @@ struct ManagerCacheTests {
         #expect(loader.requestCount(url) == 2)
     }
 
+    @Test("Given an options processor that picks the callback queue, then the completion runs there")
+    func processorChoosesQueue() async throws {
+        let loader = ScriptedLoader()
+        let (manager, _) = ManagerFixtures.manager(loader: loader)
+        let url = ManagerFixtures.url("routed")
+        loader.script(url, .data(try ManagerFixtures.data()))
+        let queue = DispatchQueue(label: "test.processor.queue")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        manager.optionsProcessor = OptionsProcessorClosure { _, input in
+            var output = input
+            output.context.callbackQueue = .queue(queue)
+            return output
+        }
+        let seen = Mutex<Int?>(nil)
+        manager.loadImage(with: url, completed: { _ in seen.withLock { $0 = DispatchQueue.getSpecific(key: key) } })
+        #expect(await eventually { seen.withLock { $0 } == 7 })
+    }
+
     @Test("Given avoidDecodeImage, then the bytes are delivered without an image")
     func avoidDecode() async throws {
         let loader = ScriptedLoader()

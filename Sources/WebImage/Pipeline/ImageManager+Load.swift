@@ -55,10 +55,9 @@ extension ImageManager {
     ) -> ImageCombinedOperation? {
         PipelineMetrics.requests.increment()
         let settings = self.settings.withLock { $0 }
-        let queue = context.callbackQueue ?? settings.callbackQueue
         guard let url, Self.isLoadable(url) else {
             PipelineMetrics.failure(.invalidURL(url?.absoluteString))
-            queue.execute { completed(.failure(.invalidURL(url?.absoluteString))) }
+            (context.callbackQueue ?? settings.callbackQueue).execute { completed(.failure(.invalidURL(url?.absoluteString))) }
             ended?()
             return nil
         }
@@ -67,6 +66,7 @@ extension ImageManager {
         if let processor = settings.optionsProcessor {
             settled = processor.process(url, settled)
         }
+        let queue = settled.context.callbackQueue ?? settings.callbackQueue
         // M-3: a URL that failed before fails at once, touching nothing, unless retryFailed.
         if !settled.options.contains(.retryFailed) && failedURLs.contains(url) {
             PipelineMetrics.blacklistHits.increment()
