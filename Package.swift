@@ -118,7 +118,7 @@ let package = Package(
         // Deterministic mutation fuzzer over the corpus (`make fuzz`, under AddressSanitizer).
         .executableTarget(
             name: "webimage-fuzz",
-            dependencies: ["WebImageCodecs", "WebImageCore"],
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting"],
             path: "Fuzz/Sources/webimage-fuzz",
             swiftSettings: swiftSettings
         ),

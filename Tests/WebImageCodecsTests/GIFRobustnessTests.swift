@@ -85,7 +85,7 @@ struct GIFRobustnessTests {
     @Test("Given 200 deterministic random mutations of valid GIFs, when decoded, then nothing crashes",
           .enabled(if: Corpus.isAvailable))
     func mutations() throws {
-        var generator = GIFTestRandom(seed: 0x61F5_EED)
+        var generator = SeededRandom(seed: 0x61F5_EED)
         let seeds = try ["gif/anim/mixed-disposal.gif", "gif/anim/interlaced.gif", "generated-valid/anim_6f_loop3_64x48.gif",
                          "gif/anim/issue_1455_undersized.gif"].map { try [UInt8](Corpus.data($0)) }
         for round in 0..<200 {
@@ -163,15 +163,3 @@ func gifLZWData(indices: [UInt8], minimumCodeSize: Int) -> [UInt8] {
     return result
 }
 
-/// A small deterministic generator for reproducible mutations.
-struct GIFTestRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -13,21 +13,7 @@ struct PNGAnimatedSourceTests {
         .enabled(if: Corpus.isAvailable),
         arguments: ["apng/ball.png", "apng/wpt/fcTL-dispose-in-region-previous.png", "generated-valid/anim_6f_64x48.apng"])
     func sourceMatchesDecode(path: String) throws {
-        let data = try Corpus.data(path)
-        let image = try coder.decode(data, options: .default)
-        let source = try coder.makeAnimatedSource(data, options: .default)
-        #expect(source.frameCount == image.frames.count)
-        #expect(source.loopCount == image.loopCount)
-        #expect(source.canvasSize == image.pixelSize)
-        for index in 0..<source.frameCount {
-            #expect(source.duration(ofFrame: index) == image.frames[index].duration)
-            #expect(try source.frame(at: index).bytes == image.frames[index].pixels.bytes, "frame \(index)")
-        }
-        // Seeking back restarts and still gives the same pixels.
-        let back = min(2, source.frameCount - 1)
-        #expect(try source.frame(at: back).bytes == image.frames[back].pixels.bytes)
-        #expect(try source.frame(at: 0).bytes == image.frames[0].pixels.bytes)
-        #expect(throws: WebImageError.self) { try source.frame(at: source.frameCount) }
+        try expectAnimatedSourceMatchesDecode(coder, try Corpus.data(path))
     }
 
     @Test("Given APNGs and still PNGs, then isAnimated is true only for several frames", .enabled(if: Corpus.isAvailable))

@@ -92,22 +92,7 @@ struct WebPDecodeTests {
         arguments: ["webp-misc/extended_images/anim.webp", "webp-misc/extended_images/advertises_rgba_but_frames_are_rgb.webp",
                     "generated-valid/anim_6f_lossy_64x48.webp"])
     func animatedSourceMatchesFullDecode(path: String) throws {
-        let data = try Corpus.data(path)
-        let full = try coder.decode(data, options: .default)
-        let source = try coder.makeAnimatedSource(data, options: .default)
-        #expect(source.frameCount == full.frames.count)
-        #expect(source.loopCount == full.loopCount)
-        #expect(source.canvasSize == full.pixelSize)
-        for index in 0..<source.frameCount {
-            #expect(try source.frame(at: index).bytes == full.frames[index].pixels.bytes)
-            #expect(source.duration(ofFrame: index) == full.frames[index].duration)
-        }
-        // Seeking back rewinds; skipping ahead decodes the frames in between.
-        let last = source.frameCount - 1
-        #expect(try source.frame(at: 1).bytes == full.frames[1].pixels.bytes)
-        #expect(try source.frame(at: last).bytes == full.frames[last].pixels.bytes)
-        #expect(try source.frame(at: 0).bytes == full.frames[0].pixels.bytes)
-        #expect(throws: WebImageError.self) { try source.frame(at: source.frameCount) }
+        try expectAnimatedSourceMatchesDecode(coder, try Corpus.data(path))
     }
 
     @Test("Given a still WebP, then it is not animated and opens as a one-frame source", .enabled(if: Corpus.isAvailable))

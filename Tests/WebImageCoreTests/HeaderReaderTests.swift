@@ -191,7 +191,7 @@ struct HeaderReaderRobustnessTests {
     @Test("Given 200 deterministic random mutations, when read and sniffed, then nothing crashes")
     func mutations() throws {
         let seeds = try Self.seeds()
-        var rng = HeaderMutationGenerator(state: 0x5EED)
+        var rng = SeededRandom(seed: 0x5EED)
         var outcomes = (read: 0, failed: 0)
         for round in 0..<200 {
             var bytes = [UInt8](seeds[round % seeds.count])

@@ -12,21 +12,9 @@
 import Foundation
 import WebImageCodecs
 import WebImageCore
+import WebImageTesting
 
-/// SplitMix64: a tiny deterministic generator.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-}
-
-func mutate(_ data: Data, _ rng: inout SplitMix64) -> Data {
+func mutate(_ data: Data, _ rng: inout SeededRandom) -> Data {
     var bytes = [UInt8](data)
     guard !bytes.isEmpty else { return Data([UInt8(truncatingIfNeeded: rng.next())]) }
     for _ in 0...rng.below(4) {
@@ -133,7 +121,7 @@ for path in paths {
 files.sort { $0.path < $1.path }
 
 let coders = CodersManager.shared
-var rng = SplitMix64(state: seed)
+var rng = SeededRandom(seed: seed)
 var runs = 0
 var failures = 0
 var slowest = (0.0, "")

@@ -1,0 +1,23 @@
+/// A small deterministic generator (SplitMix64) for reproducible mutation and fuzz runs: the
+/// same seed gives the same sequence on every machine, unlike `SystemRandomNumberGenerator`.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator starting from `seed`.
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value in `0..<bound` (0 when `bound` is not positive).
+    public mutating func below(_ bound: Int) -> Int {
+        bound <= 0 ? 0 : Int(next() % UInt64(bound))
+    }
+}
