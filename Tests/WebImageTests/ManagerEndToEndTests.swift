@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -68,6 +69,27 @@ struct ManagerEndToEndTests {
         }
     }
 
+    @Test("Given a load cancelled while its image is being decoded, then the completion runs once with cancelled and nothing reaches the memory cache")
+    func cancelDuringDecode() async throws {
+        try await withPipeline { server, manager, cache in
+            server.route("/slow-decode.webp", .ok(try ManagerFixtures.data(), contentType: "image/webp"))
+            let url = server.url("/slow-decode.webp")
+            let coder = GatedDecoder()
+            var context = WebImageContext()
+            context.imageCoders = CodersManager(coders: [coder])
+            let recorder = CompletionRecorder()
+            let operation = manager.loadImage(with: url, context: context, completed: recorder.handler)
+            #expect(await eventually { coder.decodesStarted == 1 })
+            operation?.cancel()
+            coder.open()
+            #expect(await eventually { manager.runningOperationCount == 0 && coder.decodesFinished == 1 })
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(recorder.count == 1)
+            #expect(recorder.errorCodes == ["cancelled"])
+            #expect(cache.imageFromMemoryCache(forKey: url.absoluteString) == nil)
+        }
+    }
+
     @Test("Given a 404, then the URL is blocked and not requested again")
     func notFoundBlocks() async throws {
         try await withPipeline { server, manager, _ in
@@ -78,5 +100,26 @@ struct ManagerEndToEndTests {
             #expect(server.requestCount("/missing.webp") == 1)
             #expect(manager.failedURLs.contains(url))
         }
+    }
+}
+
+/// The WebP coder behind a gate: `decode` waits until the test opens it, so a test can act while
+/// a decode is in progress.
+final class GatedDecoder: ImageCoder {
+    private let gate = DispatchSemaphore(value: 0)
+    private let counts = Mutex((started: 0, finished: 0))
+    private let webp = WebPCoder()
+
+    var decodesStarted: Int { counts.withLock { $0.started } }
+    var decodesFinished: Int { counts.withLock { $0.finished } }
+    func open() { gate.signal() }
+
+    func canDecode(_ data: Data) -> Bool { webp.canDecode(data) }
+
+    func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        counts.withLock { $0.started += 1 }
+        _ = gate.wait(timeout: .now() + 30)
+        defer { counts.withLock { $0.finished += 1 } }
+        return try webp.decode(data, options: options)
     }
 }
