@@ -110,7 +110,12 @@ let package = Package(
         // Pipeline benchmark driver: memory-hit overhead and end-to-end loads over loopback.
         .executableTarget(
             name: "webimage-pipeline-bench",
-            dependencies: ["WebImage", "WebImageTesting"],
+            dependencies: [
+                "WebImage", "WebImageTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ],
             path: "Benchmarks/Sources/webimage-pipeline-bench",
             swiftSettings: swiftSettings
         ),

@@ -13,13 +13,30 @@
 //   webimage-pipeline-bench disk-hit [ITERATIONS]
 //       µs per DiskCache.data(for:) of a 64 KiB entry vs open+fstat+allocate+read(2)+close of
 //       the same file (what any reader that returns fresh bytes must do).
+//   webimage-pipeline-bench serve [COUNT]
+//       a loopback server (another process, so a profiler counts only the client) serving
+//       COUNT distinct 2,316-byte bodies at /img<i>.raw; prints its base URL, stops at EOF on stdin.
+//   webimage-pipeline-bench request-overhead BASE_URL bare|downloader|both [COUNT] [ROUNDS]
+//       COUNT sequential GETs, one at a time: a bare AsyncHTTPClient execute + collect against
+//       ImageDownloader (bytes only), alternating rounds in one process (`both`), or one side
+//       alone (for callgrind: instructions per request = difference between two COUNTs).
+import AsyncHTTPClient
 import Dispatch
+import NIOCore
+import NIOHTTPCompression
 import Foundation
 import Synchronization
 import WebImage
 import WebImageTesting
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// CPU time used by this process so far (all threads, user + system), in nanoseconds.
+func processCPUTime() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
 
 func peakRSSMiB() -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
@@ -207,7 +224,121 @@ case "disk-hit":
     print(String(format: "disk hit (64 KiB): DiskCache.data %.1f µs, open+fstat+alloc+read(2)+close %.1f µs, ratio %.2fx",
         ours / 1000, raw / 1000, ours / raw))
     try? FileManager.default.removeItem(at: directory)
+case "serve":
+    let count = argument(2).flatMap { Int($0) } ?? 1_000
+    let server = HTTPTestServer()
+    try await server.start()
+    let body = Data((0..<2_316).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+    for i in 0..<count { server.route("/img\(i).raw", .ok(body, contentType: "image/x-raw")) }
+    print("http://127.0.0.1:\(server.port)")
+    fflush(nil)  // all output streams
+    // Serve until the parent closes stdin.
+    await Task.detached { while readLine() != nil {} }.value
+    await server.shutdown()
+case "request-overhead":
+    guard let base = argument(2), let mode = argument(3), ["bare", "downloader", "both"].contains(mode) else {
+        FileHandle.standardError.write(Data("usage: request-overhead BASE_URL bare|downloader|both [COUNT] [ROUNDS]\n".utf8))
+        exit(2)
+    }
+    let count = argument(4).flatMap { Int($0) } ?? 300
+    let rounds = argument(5).flatMap { Int($0) } ?? 5
+    let list = (0..<count).compactMap { URL(string: "\(base)/img\($0).raw") }
+    let client = mode == "downloader" ? nil : HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+    // A bare client configured as ImageDownloader configures its own (timeouts, redirects,
+    // decompression): the difference to this one is the downloader's own code.
+    let configured = mode == "downloader" ? nil : HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 10, allowCycles: false),
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(15), read: .seconds(15)),
+            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 8),
+            decompression: .enabled(limit: .size(64 * 1024 * 1024))))
+    let downloader: ImageDownloader? = mode == "bare" ? nil : {
+        var configuration = ImageDownloaderConfiguration()
+        configuration.maxConcurrentDownloads = 1
+        return ImageDownloader(configuration: configuration)
+    }()
+    func bareGet(_ client: HTTPClient, _ url: URL) async throws {
+        let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+        _ = try await response.body.collect(upTo: 1 << 20)
+    }
+    func downloaderGet(_ downloader: ImageDownloader, _ url: URL) async {
+        let result = await withCheckedContinuation { continuation in
+            _ = downloader.downloadImage(with: url, options: .avoidDecodeImage) { continuation.resume(returning: $0) }
+        }
+        guard case .success(let value) = result, value.data.count == 2_316 else {
+            print("download failed: \(result)")
+            exit(1)
+        }
+    }
+    // Connect first, so that every round reuses one warm connection.
+    if let client { try await bareGet(client, list[0]) }
+    if let configured { try await bareGet(configured, list[0]) }
+    if let downloader { await downloaderGet(downloader, list[0]) }
+    /// The bare GET as a callback API delivers it: started in its own task, finished by a
+    /// completion handler that resumes the waiting caller (the hop every callback API pays).
+    func bareCallbackGet(_ client: HTTPClient, _ url: URL) async {
+        let ok = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let completion: @Sendable (Bool) -> Void = { continuation.resume(returning: $0) }
+            Task.immediate {
+                do {
+                    try await bareGet(client, url)
+                    completion(true)
+                } catch {
+                    completion(false)
+                }
+            }
+        }
+        if !ok { exit(1) }
+    }
+    // Each side's per-request wall and CPU times, one entry per round.
+    var wall: [[Double]] = [[], [], [], []]
+    var cpu: [[Double]] = [[], [], [], []]
+    let sides: [((URL) async throws -> Void)?] = [
+        client.map { client in { try await bareGet(client, $0) } },
+        configured.map { configured in { try await bareGet(configured, $0) } },
+        downloader.map { downloader in { await downloaderGet(downloader, $0) } },
+        configured.map { configured in { await bareCallbackGet(configured, $0) } },
+    ]
+    for round in 0..<rounds {
+        // Alternating sides within a round, so that all see the same machine load, and
+        // rotating which goes first, because going first measurably favours a side.
+        for offset in 0..<sides.count {
+            let side = (round + offset) % sides.count
+            guard let get = sides[side] else { continue }
+            let (t0, c0) = (now(), processCPUTime())
+            for url in list { try await get(url) }
+            wall[side].append(Double(now() - t0) / Double(count))
+            cpu[side].append(Double(processCPUTime() - c0) / Double(count))
+        }
+    }
+    let (bare, same, ours) = (wall[0], wall[1], wall[2])
+    let (bareCPU, sameCPU, oursCPU) = (cpu[0], cpu[1], cpu[2])
+    let (hop, hopCPU) = (wall[3], cpu[3])
+    if let client { try await client.shutdown().get() }
+    if let configured { try await configured.shutdown().get() }
+    if let downloader { try await downloader.shutdown() }
+    func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+    func line(_ label: String, _ wall: [Double], _ cpu: [Double]) {
+        print(String(format: "  %@ %7.1f µs wall (median), %7.1f µs best round, %7.1f µs client CPU", label,
+            median(wall) / 1000, (wall.min() ?? .nan) / 1000, median(cpu) / 1000))
+    }
+    print("sequential GET, \(rounds) alternating rounds of \(count) requests, per request:")
+    line("bare AsyncHTTPClient, default configuration  ", bare, bareCPU)
+    line("bare AsyncHTTPClient, downloader's settings  ", same, sameCPU)
+    line("  … same, in a task with a completion handler", hop, hopCPU)
+    line("ImageDownloader (bytes only, callback)       ", ours, oursCPU)
+    if !bare.isEmpty, !ours.isEmpty {
+        print(String(format: "ratio to default bare: %.2fx wall, %.2fx best, %.2fx CPU; to same-settings bare: %.2fx wall, %.2fx best, %.2fx CPU",
+            median(ours) / median(bare), (ours.min() ?? .nan) / (bare.min() ?? .nan), median(oursCPU) / median(bareCPU),
+            median(ours) / median(same), (ours.min() ?? .nan) / (same.min() ?? .nan), median(oursCPU) / median(sameCPU)))
+        print(String(format: "ratio to same-settings bare with a completion handler: %.2fx wall, %.2fx best, %.2fx CPU",
+            median(ours) / median(hop), (ours.min() ?? .nan) / (hop.min() ?? .nan), median(oursCPU) / median(hopCPU)))
+    }
 default:
-    FileHandle.standardError.write(Data("usage: webimage-pipeline-bench memory-hit [N] | end-to-end DIR [COUNT] | disk DIR [COUNT] | memory-cache [N] | disk-hit [N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: webimage-pipeline-bench memory-hit [N] | end-to-end DIR [COUNT] | disk DIR [COUNT] | memory-cache [N] | disk-hit [N] | serve [COUNT] | request-overhead BASE_URL MODE [COUNT] [ROUNDS]\n".utf8))
     exit(2)
 }

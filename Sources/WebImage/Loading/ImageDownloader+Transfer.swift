@@ -140,7 +140,7 @@ extension ImageDownloader {
             guard Int64(data.count) + Int64(buffer.readableBytes) <= limit else {
                 throw WebImageError.responseTooLarge(limit: limit)
             }
-            data.append(contentsOf: buffer.readableBytesView)
+            buffer.withUnsafeReadableBytes { data.append(contentsOf: $0) }  // a plain copy, no generic Sequence path
             let received = Int64(data.count)
             record.update { $0.receivedBytes = received }
             guard throttle.shouldReport(received) else { continue }
@@ -190,6 +190,15 @@ extension ImageDownloader {
             let coders: ObjectIdentifier
             let options: DecodeOptions
             let decode: Bool
+        }
+        if callers.count == 1, let caller = callers.first {  // the common case: no grouping needed
+            guard !caller.isFinished else { return }
+            if caller.options.contains(.avoidDecodeImage) {
+                caller.finish(.success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true)))
+            } else {
+                caller.finish(await decode(body, options: caller.decodeOptions, coders: caller.coders))
+            }
+            return
         }
         var groups: [GroupKey: [DownloadCallerSink]] = [:]
         var order: [GroupKey] = []

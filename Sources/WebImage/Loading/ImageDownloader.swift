@@ -165,8 +165,10 @@ public final class ImageDownloader: ImageLoader {
         observers.withLock { _ = $0.byID.removeValue(forKey: id) }
     }
 
-    func emit(_ event: DownloadEvent) {
-        let current = observers.withLock { Array($0.byID.values) }
+    func emit(_ event: @autoclosure () -> DownloadEvent) {
+        let current = observers.withLock { $0.byID.isEmpty ? [] : Array($0.byID.values) }
+        guard !current.isEmpty else { return }  // no observers: the event is never built
+        let event = event()
         for observer in current { observer(event) }
     }
 

@@ -76,7 +76,7 @@ public struct ImageDownloaderConfiguration: Sendable {
 
     /// Sets (or with `nil` removes) the header `name` sent with every request.
     public mutating func setValue(_ value: String?, forHeader name: String) {
-        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.removeAll { $0.hasName(name) }
         if let value { headers.append(HTTPHeaderField(name: name, value: value)) }
     }
 }

@@ -87,19 +87,21 @@ public struct ImageResponseInfo: Sendable, Hashable {
 
     /// The first value of the header `name` (case-insensitive).
     public func value(forHeader name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.hasName(name) }?.value
     }
 
     /// The `Content-Type` header.
     public var contentType: String? { value(forHeader: "Content-Type") }
     /// The `Content-Type` without parameters, lowercased (`image/png`).
     public var mimeType: String? {
-        contentType.map { $0.split(separator: ";", maxSplits: 1).first.map(String.init) ?? $0 }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let contentType, let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first else {
+            return nil
+        }
+        return HTTPHeaderField.trimmingOptionalWhitespace(type).lowercased()
     }
     /// The `Content-Length` header, if valid.
     public var expectedContentLength: Int64? {
-        value(forHeader: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        value(forHeader: "Content-Length").flatMap { Int64(HTTPHeaderField.trimmingOptionalWhitespace($0)) }
     }
     /// The cache validators this response carries (`ETag`, `Last-Modified`), for revalidation.
     public var validators: HTTPCacheValidators {

@@ -18,13 +18,13 @@ public struct ImageDownloadRequest: Sendable {
 
     /// Sets `name` to `value`, replacing any existing fields of that name; `nil` removes them.
     public mutating func setValue(_ value: String?, forHeader name: String) {
-        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.removeAll { $0.hasName(name) }
         if let value { headers.append(HTTPHeaderField(name: name, value: value)) }
     }
 
     /// The first value of `name` (case-insensitive).
     public func value(forHeader name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.hasName(name) }?.value
     }
 }
 
