@@ -2,19 +2,21 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage convert IN OUT`: decode (optionally to a thumbnail), encode, write atomically.
-struct ConvertCommand: ParsableCommand {
+/// `webimage convert IN OUT`: decode (optionally to a thumbnail), encode, write atomically. `IN`
+/// may be a path or an `http`, `https`, `file` or `data` URL.
+struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert an image to another format, optionally as a thumbnail.",
         discussion: """
             The output format is --format, or else the output file's extension. Transforms run \
             after decoding (and after --thumbnail) in a fixed order: crop, resize, rotate, flip, \
-            round corners, blur, grayscale, tint. The output is written atomically: it appears \
-            complete or not at all.
+            round corners, blur, grayscale, tint. The input may be a path or an http, https, file \
+            or data URL (loaded through the library's loaders). The output is written \
+            atomically: it appears complete or not at all.
             """)
 
-    @Argument(help: "The image to read.")
+    @Argument(help: ArgumentHelp("The image to read: a path or an http, https, file or data URL.", valueName: "input"))
     var input: String
 
     @Argument(help: "The file to write.")
@@ -63,7 +65,7 @@ struct ConvertCommand: ParsableCommand {
         if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive.") }
     }
 
-    func run() throws {
+    func run() async throws {
         guard let format = outputFormat else { throw ExitCode.validationFailure }
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
@@ -75,11 +77,23 @@ struct ConvertCommand: ParsableCommand {
         conversion.transformer = try transform.makeTransformer()
 
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: input))
-        } catch {
-            Console.error("cannot read \(input): \(error.localizedDescription)")
-            throw ExitCode.failure
+        if InputLoader.url(input) != nil {
+            let loader = InputLoader()
+            do {
+                data = try await loader.data(for: input)
+                await loader.shutdown()
+            } catch {
+                await loader.shutdown()
+                Console.error("cannot load \(input): \(error.description)")
+                throw ExitCode.failure
+            }
+        } else {
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: input))
+            } catch {
+                Console.error("cannot read \(input): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
         }
         do {
             let result = try conversion.convert(data, to: URL(fileURLWithPath: output))
