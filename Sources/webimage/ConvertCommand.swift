@@ -39,6 +39,9 @@ struct ConvertCommand: AsyncParsableCommand {
         help: ArgumentHelp("Try to keep the output at most this many bytes.", valueName: "BYTES"))
     var maxFileSize: Int?
 
+    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
+    var timeout = 15.0
+
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
 
@@ -52,6 +55,9 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if !(timeout > 0 && timeout <= 3600) {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
+        }
         if let format, ImageFormat(name: format) == nil {
             throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif or webp.")
         }
@@ -78,7 +84,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
         let data: Data
         if InputLoader.url(input) != nil {
-            let loader = InputLoader()
+            let loader = InputLoader(timeout: timeout)
             do {
                 data = try await loader.data(for: input)
                 await loader.shutdown()

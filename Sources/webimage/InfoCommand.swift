@@ -22,16 +22,22 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line per file instead of a table.")
     var json = false
 
+    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
+    var timeout = 15.0
+
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")
     var decode = false
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one image file or URL.") }
+        if !(timeout > 0 && timeout <= 3600) {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
+        }
     }
 
     func run() async throws {
         var anyFailed = false
-        let loader = InputLoader()
+        let loader = InputLoader(timeout: timeout)
         var reports: [ImageReport] = []
         for file in files {
             let report = await inspect(file, loader: loader)
