@@ -44,7 +44,9 @@ struct PipelineDemo {
                 + "\(gallery.broken.count) broken (\(gallery.broken.map(\.label).joined(separator: ", ")))")
         Console.out("requests: \(gallery.requestPaths.count) per pass, thumbnails fit \(Self.thumbnailEdge)×\(Self.thumbnailEdge)")
         Console.out("output:   \(directory.path)")
+        Console.out("cache:    \(cacheDirectory.path) (emptied first)")
         Console.out("")
+        Console.flush()
 
         var configuration = ImageCache.Configuration()
         configuration.memory.costLimit = 256 * 1024 * 1024
