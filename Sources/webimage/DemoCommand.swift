@@ -18,8 +18,8 @@ struct DemoCommand: AsyncParsableCommand {
             broken URLs (404, an HTML body, a truncated PNG). Pass 1 loads --count requests \
             through ImageManager with thumbnails; pass 2 repeats them in the same process \
             (memory cache, failed-URL list); pass 3 runs `webimage fetch` in a new process on \
-            the same cache directory (disk cache). Writes DIR/contact-sheet.png and the cache \
-            to DIR/cache. Exits 0 only when every expected outcome happened. \
+            the same cache directory (disk cache). Writes DIR/contact-sheet.png and keeps the \
+            cache in DIR/cache (emptied first; never the default cache). Exits 0 only when every expected outcome happened. \
             --decode-only runs the decode tour instead: inspect, decode and thumbnail each \
             sample, no server.
             """)

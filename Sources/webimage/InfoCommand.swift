@@ -8,7 +8,7 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show format, size, frames, loop count and orientation of image files.",
+        abstract: "Show format, size, frames, loop count and orientation of image files or URLs.",
         discussion: """
             Sizes are as stored; `orientation` (EXIF 1–8) says how to turn the pixels to show them \
             upright. Inputs may be paths or http, https, file or data URLs. An input that cannot be \
@@ -19,7 +19,7 @@ struct InfoCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Image files or URLs (http, https, file, data) to inspect.", valueName: "file-or-url"))
     var files: [String]
 
-    @Flag(help: "Print one JSON object per line per file instead of a table.")
+    @Flag(help: "Print one JSON object per line per input instead of a table.")
     var json = false
 
     @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
