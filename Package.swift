@@ -89,11 +89,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The command-line tool.
+        // The command-line tool. `webimage demo` serves its gallery with WebImageTesting's
+        // loopback HTTP server.
         .executableTarget(
             name: "webimage",
             dependencies: [
                 "WebImage",
+                "WebImageTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -37,6 +37,12 @@ enum Console {
         print(line)
     }
 
+    /// Writes out what standard output has buffered (so that it shows before later progress
+    /// lines on standard error when both go to the same file or pipe).
+    static func flush() {
+        fflush(nil)
+    }
+
     /// Writes `error: message` to standard error.
     static func error(_ message: String) {
         let prefix = styled("error:", .red, enabled: colorsStderr)

@@ -2,19 +2,21 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage convert IN OUT`: decode (optionally to a thumbnail), encode, write atomically.
-struct ConvertCommand: ParsableCommand {
+/// `webimage convert IN OUT`: decode (optionally to a thumbnail), encode, write atomically. `IN`
+/// may be a path or an `http`, `https`, `file` or `data` URL.
+struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert an image to another format, optionally as a thumbnail.",
         discussion: """
             The output format is --format, or else the output file's extension. Transforms run \
             after decoding (and after --thumbnail) in a fixed order: crop, resize, rotate, flip, \
-            round corners, blur, grayscale, tint. The output is written atomically: it appears \
-            complete or not at all.
+            round corners, blur, grayscale, tint. The input may be a path or an http, https, file \
+            or data URL (loaded through the library's loaders). The output is written \
+            atomically: it appears complete or not at all.
             """)
 
-    @Argument(help: "The image to read.")
+    @Argument(help: ArgumentHelp("The image to read: a path or an http, https, file or data URL.", valueName: "input"))
     var input: String
 
     @Argument(help: "The file to write.")
@@ -37,6 +39,9 @@ struct ConvertCommand: ParsableCommand {
         help: ArgumentHelp("Try to keep the output at most this many bytes.", valueName: "BYTES"))
     var maxFileSize: Int?
 
+    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
+    var timeout = 15.0
+
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
 
@@ -50,6 +55,9 @@ struct ConvertCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if !(timeout > 0 && timeout <= 3600) {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
+        }
         if let format, ImageFormat(name: format) == nil {
             throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif or webp.")
         }
@@ -63,7 +71,7 @@ struct ConvertCommand: ParsableCommand {
         if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive.") }
     }
 
-    func run() throws {
+    func run() async throws {
         guard let format = outputFormat else { throw ExitCode.validationFailure }
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
@@ -75,11 +83,23 @@ struct ConvertCommand: ParsableCommand {
         conversion.transformer = try transform.makeTransformer()
 
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: input))
-        } catch {
-            Console.error("cannot read \(input): \(error.localizedDescription)")
-            throw ExitCode.failure
+        if InputLoader.url(input) != nil {
+            let loader = InputLoader(timeout: timeout)
+            do {
+                data = try await loader.data(for: input)
+                await loader.shutdown()
+            } catch {
+                await loader.shutdown()
+                Console.error("cannot load \(input): \(error.description)")
+                throw ExitCode.failure
+            }
+        } else {
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: input))
+            } catch {
+                Console.error("cannot read \(input): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
         }
         do {
             let result = try conversion.convert(data, to: URL(fileURLWithPath: output))

@@ -41,7 +41,8 @@ struct DemoSample {
         return samples.isEmpty ? nil : samples
     }
 
-    private static func corpusRoot() -> URL? {
+    /// `$WEBIMAGE_CORPUS`, else `../shared/corpus` from the current directory, when it is a directory.
+    static func corpusRoot() -> URL? {
         let environment = ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"]
         let path = environment.flatMap { $0.isEmpty ? nil : $0 } ?? "../shared/corpus"
         var isDirectory: ObjCBool = false

@@ -2,45 +2,68 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage info FILE...`: format, size, frames, loop count, orientation and animation of each
-/// file, read from the header; with `--decode`, a full timed decode too.
-struct InfoCommand: ParsableCommand {
+/// `webimage info FILE|URL...`: format, size, frames, loop count, orientation and animation of
+/// each image, read from the header; with `--decode`, a full timed decode too. URLs (`http`,
+/// `https`, `file`, `data`) are loaded through the library's loaders.
+struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show format, size, frames, loop count and orientation of image files.",
+        abstract: "Show format, size, frames, loop count and orientation of image files or URLs.",
         discussion: """
             Sizes are as stored; `orientation` (EXIF 1–8) says how to turn the pixels to show them \
-            upright. A file that cannot be read or decoded is reported with its error, the other \
-            files are still processed, and the exit status is non-zero.
+            upright. Inputs may be paths or http, https, file or data URLs. An input that cannot be \
+            read, loaded or decoded is reported with its error, the others are still processed, \
+            and the exit status is non-zero.
             """)
 
-    @Argument(help: "Image files to inspect.")
+    @Argument(help: ArgumentHelp("Image files or URLs (http, https, file, data) to inspect.", valueName: "file-or-url"))
     var files: [String]
 
-    @Flag(help: "Print one JSON object per line per file instead of a table.")
+    @Flag(help: "Print one JSON object per line per input instead of a table.")
     var json = false
+
+    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
+    var timeout = 15.0
 
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")
     var decode = false
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("Give at least one image file.") }
+        if files.isEmpty { throw ValidationError("Give at least one image file or URL.") }
+        if !(timeout > 0 && timeout <= 3600) {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
+        }
     }
 
-    func run() throws {
+    func run() async throws {
         var anyFailed = false
-        if json {
-            for file in files {
-                let report = ImageReport.inspect(path: file, decode: decode)
-                anyFailed = anyFailed || report.failed
-                Console.out(try report.jsonLine())
-            }
-        } else {
-            let reports = files.map { ImageReport.inspect(path: $0, decode: decode) }
-            anyFailed = reports.contains(where: \.failed)
+        let loader = InputLoader(timeout: timeout)
+        var reports: [ImageReport] = []
+        for file in files {
+            let report = await inspect(file, loader: loader)
+            anyFailed = anyFailed || report.failed
+            if json { Console.out(try report.jsonLine()) } else { reports.append(report) }
+        }
+        await loader.shutdown()
+        if !json {
             for line in Self.table(reports, decode: decode).render() { Console.out(line) }
         }
         if anyFailed { throw ExitCode.failure }
+    }
+
+    /// Reads or loads `input` and inspects it; an input that cannot be read or loaded gives a
+    /// report with the error.
+    private func inspect(_ input: String, loader: InputLoader) async -> ImageReport {
+        guard InputLoader.url(input) != nil else { return ImageReport.inspect(path: input, decode: decode) }
+        do {
+            let data = try await loader.data(for: input)
+            return ImageReport.inspect(data, file: input, decode: decode)
+        } catch {
+            var report = ImageReport(file: input, includesDecode: decode)
+            report.error = "cannot load: \(error.description)"
+            report.errorCode = error.code
+            return report
+        }
     }
 
     /// The aligned table of `reports`.

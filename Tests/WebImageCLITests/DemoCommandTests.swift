@@ -4,14 +4,14 @@ import WebImageCodecs
 import WebImageCore
 import WebImageTesting
 
-@Suite("webimage demo")
-struct DemoCommandTests {
-    @Test("Given the corpus, when the demo runs, then it exits 0 with a table, a summary and a thumbnail per decoded sample", .enabled(if: Corpus.isAvailable))
+@Suite("webimage demo --decode-only")
+struct DecodeTourTests {
+    @Test("Given the corpus, when the decode tour runs, then it exits 0 with a table, a summary and a thumbnail per decoded sample", .enabled(if: Corpus.isAvailable))
     func withCorpus() throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = try #require(Corpus.root).path
-        let result = try CLIRunner.run(["demo", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": corpus])
+        let result = try CLIRunner.run(["demo", "--decode-only", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": corpus])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         #expect(result.stdout.contains("test corpus"))
         #expect(result.stdout.contains("all outcomes as expected"))
@@ -23,12 +23,12 @@ struct DemoCommandTests {
         }
     }
 
-    @Test("Given no corpus, when the demo runs, then it generates its samples and exits 0")
+    @Test("Given no corpus, when the decode tour runs, then it generates its samples and exits 0")
     func withoutCorpus() throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try CLIRunner.run(
-            ["demo", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": "/nonexistent/corpus"])
+            ["demo", "--decode-only", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": "/nonexistent/corpus"])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         #expect(result.stdout.contains("generated in memory"))
         #expect(result.stdout.contains("BMP, generated"))

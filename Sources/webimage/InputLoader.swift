@@ -1,0 +1,63 @@
+import Foundation
+import Synchronization
+import WebImage
+
+/// Reads the inputs of `info` and `convert`: a file path, or an `http`, `https`, `file` or
+/// `data` URL whose bytes are loaded through the library's loaders (``LocalImageLoader`` and
+/// ``ImageDownloader``, undecoded). One loader chain serves a whole command; call
+/// ``shutdown()`` when done.
+final class InputLoader: Sendable {
+    /// The URL schemes read through the loaders; anything else is a path.
+    static let schemes: Set<String> = ["http", "https", "file", "data"]
+
+    private let downloader: ImageDownloader
+    private let loaders: LoadersManager
+
+    /// - Parameter timeout: seconds a connection may wait for the server (to connect or between bytes).
+    init(timeout: Double = 30) {
+        var configuration = ImageDownloaderConfiguration()
+        configuration.downloadTimeout = timeout
+        downloader = ImageDownloader(configuration: configuration)
+        loaders = LoadersManager(loaders: [LocalImageLoader(), downloader])
+    }
+
+    /// The URL `input` names when it is one this tool loads (`nil` for a path).
+    static func url(_ input: String) -> URL? {
+        guard let colon = input.firstIndex(of: ":"),
+            schemes.contains(input[..<colon].lowercased()),
+            let url = URL(string: input)
+        else { return nil }
+        return url
+    }
+
+    /// The bytes of `input`: read from the file system for a path, loaded for a URL.
+    /// - Throws: the loader's ``WebImageError`` (`invalidDownloadStatusCode`, `transport`,
+    ///   `responseTooLarge`, …), or `cacheIO` when a path cannot be read.
+    func data(for input: String) async throws(WebImageError) -> Data {
+        guard let url = Self.url(input) else {
+            do {
+                return try Data(contentsOf: URL(fileURLWithPath: input), options: .mappedIfSafe)
+            } catch {
+                throw .cacheIO(reason: "cannot read \(input): \(error.localizedDescription)")
+            }
+        }
+        let once = Mutex(false)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, WebImageError>, Never>) in
+            _ = loaders.requestImage(
+                with: url, options: [.avoidDecodeImage], context: WebImageContext(), progress: nil
+            ) { result in
+                if case .success(let value) = result, !value.finished { return }
+                guard once.withLock({ done in defer { done = true }; return !done }) else { return }
+                continuation.resume(returning: result.map(\.data))
+            }
+        }
+        let data = try result.get()
+        if data.isEmpty { throw .badImageData(reason: "the response body is empty") }
+        return data
+    }
+
+    /// Releases the downloader's HTTP client.
+    func shutdown() async {
+        try? await downloader.shutdown()
+    }
+}
