@@ -97,6 +97,7 @@ let package = Package(
                 "WebImage",
                 "WebImageTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,4 +10,10 @@ struct WebImageCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [InfoCommand.self, ConvertCommand.self, DemoCommand.self, CacheCommand.self, FetchCommand.self, PrefetchCommand.self]
     )
+
+    /// Sets up logging (``ToolLogging``), then parses and runs the command.
+    static func main() async {
+        ToolLogging.bootstrap()
+        await main(nil)
+    }
 }
