@@ -11,6 +11,8 @@ extension HTTPTestServer {
         public var uri: String
         /// The header fields, in order.
         public var headers: [(name: String, value: String)]
+        /// The protocol the request arrived on.
+        public var protocolVersion: ProtocolVersion
 
         /// The first value of the header `name` (case-insensitive).
         public func header(_ name: String) -> String? {
