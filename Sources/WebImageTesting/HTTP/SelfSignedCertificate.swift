@@ -7,8 +7,9 @@ import X509
 /// (no key material is ever stored in the repository).
 ///
 /// The certificate names `localhost` (common name and DNS SAN) and `127.0.0.1` (IP SAN), is
-/// valid from one hour ago for one day, and is marked for server authentication. A client
-/// trusts it by adding ``derBytes`` (or ``pemString``) as a trust root.
+/// valid from one hour ago for one day, and is marked for server authentication. It is its own
+/// certificate authority, so a client trusts it by adding ``derBytes`` (or ``pemString``) as a
+/// trust root.
 public struct SelfSignedCertificate: Sendable {
     /// The certificate, DER encoded.
     public let derBytes: [UInt8]
@@ -27,8 +28,10 @@ public struct SelfSignedCertificate: Sendable {
         let now = Date()
         let loopback = ASN1OctetString(contentBytes: [127, 0, 0, 1])
         let extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true))
+            // Its own issuer: a trust root must be allowed to sign certificates (BoringSSL
+            // rejects a self-signed leaf whose key usage lacks keyCertSign).
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+            Critical(KeyUsage(digitalSignature: true, keyCertSign: true))
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(loopback)])
         }
