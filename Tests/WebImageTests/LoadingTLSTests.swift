@@ -66,6 +66,23 @@ struct LoadingTLSTests {
         }
     }
 
+    @Test("Given one downloader, then allowInvalidSSLCertificates applies per request: its connection is never reused for a verified request")
+    func allowInvalidIsPerRequest() async throws {
+        try await withTLSServerAndDownloader(configuration: { _ in
+            var configuration = testDownloaderConfiguration()
+            configuration.downloadTimeout = 1
+            return configuration
+        }) { server, downloader in
+            server.route("/a.raw", .ok(image))
+            server.route("/b.raw", .ok(image))
+            let allowed = await loadFinal(downloader, server.url("/a.raw"), options: .allowInvalidSSLCertificates)
+            #expect(allowed.code == "success")
+            let verified = await loadFinal(downloader, server.url("/b.raw"))
+            #expect(verified.transportKind == .tls)
+            #expect(server.requestCount("/b.raw") == 0)
+        }
+    }
+
     @Test("Given a self-signed server, when the request allows invalid certificates, then the image loads over HTTP/2")
     func allowInvalidCertificatesLoads() async throws {
         try await withTLSServerAndDownloader { server, downloader in
@@ -105,6 +122,18 @@ struct LoadingTLSTests {
             #expect(server.requests(for: "/q.raw").map(\.protocolVersion) == [expected])
             // Keep-alive or one multiplexed connection: the second request reused the first's.
             #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test("Given a 1 MiB body over HTTP/2 (beyond the initial flow-control window), then it arrives whole and decodes")
+    func largeBodyOverHTTP2() async throws {
+        try await withTLSServerAndDownloader(configuration: trusting) { server, downloader in
+            let large = RawTestCoder.encode(width: 512, height: 512, seed: 3)
+            server.route("/large.raw", HTTPTestServer.Response.ok(large).with { $0.chunkSize = 16 * 1024 })
+            let loaded = try await loadFinal(downloader, server.url("/large.raw")).get()
+            #expect(loaded.data == large)
+            #expect(loaded.image?.width == 512)
+            #expect(server.requests(for: "/large.raw").map(\.protocolVersion) == [.http2])
         }
     }
 
