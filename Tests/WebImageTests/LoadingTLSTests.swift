@@ -52,7 +52,7 @@ struct LoadingTLSTests {
             // AsyncHTTPClient retries failed connection attempts until the connect timeout and
             // then reports the last failure: keep that wait short.
             var configuration = testDownloaderConfiguration()
-            configuration.downloadTimeout = 1
+            configuration.downloadTimeout = 2
             return configuration
         }) { server, downloader in
             server.route("/a.raw", .ok(image))
@@ -70,7 +70,7 @@ struct LoadingTLSTests {
     func allowInvalidIsPerRequest() async throws {
         try await withTLSServerAndDownloader(configuration: { _ in
             var configuration = testDownloaderConfiguration()
-            configuration.downloadTimeout = 1
+            configuration.downloadTimeout = 2
             return configuration
         }) { server, downloader in
             server.route("/a.raw", .ok(image))

@@ -52,7 +52,8 @@ extension HTTPTestServer {
         /// the body is sent and then the connection is closed (a truncated response).
         public var declaredLength: Int?
         /// End the connection abnormally (``Action/close`` or a truncated body) with a TCP
-        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN).
+        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN). Over HTTP/2 both end
+        /// only the request's stream, with `RST_STREAM`.
         public var reset = false
 
         public init(
