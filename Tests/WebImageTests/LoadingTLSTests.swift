@@ -187,6 +187,42 @@ struct LoadingTLSTests {
         }
     }
 
+    @Test("Given a TCP client that never starts the TLS handshake, then the server still shuts down")
+    func shutdownWithPendingHandshake() async throws {
+        let server = try HTTPTestServer(tls: .selfSigned)
+        try await server.start()
+        let socket = try #require(Self.connectedSocket(port: server.port))
+        defer { close(socket) }
+        #expect(await eventually { server.connectionCount == 1 })
+        let finished = Recorder<Bool>()
+        let shutdown = Task {
+            await server.shutdown()
+            finished.append(true)
+        }
+        #expect(await eventually(within: 10) { finished.count == 1 })
+        shutdown.cancel()
+    }
+
+    /// A blocking TCP socket connected to 127.0.0.1:`port`, or `nil`.
+    private static func connectedSocket(port: Int) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     @Test(
         "Given a body cut short over TLS, then a connectionLost transport error and no image, on HTTP/2 and HTTP/1.1",
         arguments: [HTTPTestServer.TLS.selfSigned, .selfSignedHTTP1Only], [false, true])

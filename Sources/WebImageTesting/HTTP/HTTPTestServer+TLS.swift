@@ -79,15 +79,15 @@ extension HTTPTestServer {
                                 return try HTTPStream(wrappingChannelSynchronously: stream)
                             }
                         })
-                }
+                }.map { negotiation in (channel, negotiation) }
             }
         let task = Task { [self] in
             await withDiscardingTaskGroup { connections in
                 do {
                     try await channel.executeThenClose { inbound in
-                        for try await negotiation in inbound {
+                        for try await (connection, negotiation) in inbound {
                             connectionAccepted()
-                            connections.addTask { await self.serveNegotiated(negotiation) }
+                            connections.addTask { await self.serveNegotiated(connection, negotiation) }
                         }
                     }
                 } catch {
@@ -100,9 +100,15 @@ extension HTTPTestServer {
     }
 
     /// Waits for the TLS handshake and ALPN, then serves the connection.
-    private func serveNegotiated(_ negotiation: EventLoopFuture<NegotiatedConnection>) async {
+    private func serveNegotiated(_ channel: any Channel, _ negotiation: EventLoopFuture<NegotiatedConnection>) async {
         // A failed handshake (e.g. the client rejected the certificate) ends the connection.
-        guard let negotiated = try? await negotiation.get() else { return }
+        // Shutting down closes a connection still handshaking, which fails the negotiation.
+        let negotiated = try? await withTaskCancellationHandler {
+            try await negotiation.get()
+        } onCancel: {
+            channel.close(promise: nil)
+        }
+        guard let negotiated else { return }
         switch negotiated {
         case .http1_1(let connection):
             await serve(connection, over: .http1_1)
