@@ -29,6 +29,13 @@ let package = Package(
         // configuration (allowInvalidSSLCertificates) and the decompression limit.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
+        // Already in the graph through AsyncHTTPClient: named so the loader can classify HTTP/2
+        // stream errors, and the loopback test server can speak HTTP/2.
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        // Test support only (WebImageTesting): the loopback server's TLS mode generates a
+        // self-signed certificate at test time.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
@@ -61,6 +68,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Named for error mapping only: HTTP/2 stream resets become `connectionLost`.
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -85,6 +94,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -143,7 +157,8 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage", "WebImageTesting"],
+            // NIOSSL: the TLS tests build a `TLSConfiguration` that trusts the test certificate.
+            dependencies: ["WebImage", "WebImageTesting", .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
         ),
         // Runs the built `webimage` binary (found next to the test bundle) as a subprocess.

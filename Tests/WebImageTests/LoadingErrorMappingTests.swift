@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Testing
 
 @testable import WebImage
@@ -36,6 +37,19 @@ struct LoadingErrorMappingTests {
         #expect(kind(ChannelError.connectTimeout(.seconds(1))) == .timedOut)
         #expect(kind(SocketAddressError.unsupported) == .cannotFindHost)
         #expect(kind(HTTPParserError.invalidEOFState) == .connectionLost)
+    }
+
+    @Test("Given TLS errors, then host name and handshake failures are tls (permanent) and an unclean TLS close is connectionLost")
+    func tlsErrors() {
+        let hostname = TransportErrorMapping.map(NIOSSLExtraError.failedToValidateHostname)
+        #expect(hostname.code == "transport")
+        if case .transport(let error) = hostname {
+            #expect(error.kind == .tls)
+            #expect(error.message.contains("does not match the host"))
+            #expect(!error.isTransient)
+        }
+        #expect(kind(NIOSSLError.handshakeFailed(.sslError([]))) == .tls)
+        #expect(kind(NIOSSLError.uncleanShutdown) == .connectionLost)
     }
 
     @Test("Given a WebImageError, then it passes through unchanged")

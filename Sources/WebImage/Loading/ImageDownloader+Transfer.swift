@@ -100,7 +100,9 @@ extension ImageDownloader {
         http.method = HTTPMethod(rawValue: request.method)
         for field in request.headers { http.headers.add(name: field.name, value: field.value) }
         if setup.options.contains(.allowInvalidSSLCertificates) {
-            var tls = TLSConfiguration.makeClientConfiguration()
+            // The configured TLS settings (client certificate, minimum version, …) without
+            // certificate verification, for this request only.
+            var tls = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = .none
             http.tlsConfiguration = tls
         }

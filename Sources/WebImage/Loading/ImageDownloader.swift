@@ -63,13 +63,18 @@ public final class ImageDownloader: ImageLoader {
     static func clientConfiguration(_ configuration: ImageDownloaderConfiguration) -> HTTPClient.Configuration {
         let timeout = TimeAmount.milliseconds(Int64(max(0.001, configuration.downloadTimeout) * 1000))
         let limit = Int(clamping: max(1, configuration.maximumResponseSize))
-        return HTTPClient.Configuration(
+        var client = HTTPClient.Configuration(
+            tlsConfiguration: configuration.tlsConfiguration,
             redirectConfiguration: .follow(max: max(0, configuration.maximumRedirects), allowCycles: false),
             timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: timeout),
             connectionPool: HTTPClient.Configuration.ConnectionPool(
                 idleTimeout: .seconds(60),
                 concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.connectionsPerHost)),
             decompression: configuration.decompression ? .enabled(limit: .size(limit)) : .disabled)
+        // HTTP/2 when TLS and the server's ALPN agree on it, HTTP/1.1 otherwise (the default,
+        // stated so that it stays a decision).
+        client.httpVersion = .automatic
+        return client
     }
 
     /// Cancels every download and shuts the HTTP client down. Requests made afterwards fail

@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 
 /// Settings of an ``ImageDownloader`` (SPEC D-2, D-4, D-5, D-6).
 public struct ImageDownloaderConfiguration: Sendable {
@@ -42,6 +43,26 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var minimumProgressInterval: Double = 0.05
     /// Idle connections kept per host (the pool's soft limit; default 8).
     public var connectionsPerHost: Int = 8
+    /// The TLS settings of HTTPS connections, or `nil` (default) for NIOSSL's client defaults:
+    /// the system's trust roots, full certificate and host name verification.
+    ///
+    /// Set it to trust a private certificate authority, present a client certificate, or raise
+    /// the minimum TLS version. ALPN is managed by the downloader (HTTP/2 is offered, with
+    /// HTTP/1.1 as fallback), so `applicationProtocols` set here is replaced.
+    ///
+    /// ```swift
+    /// import NIOSSL
+    ///
+    /// var tls = TLSConfiguration.makeClientConfiguration()
+    /// let privateCA = try NIOSSLCertificate.fromPEMFile("/etc/ssl/private-ca.pem")
+    /// tls.additionalTrustRoots = [.certificates(privateCA)]  // system roots stay trusted
+    /// var configuration = ImageDownloaderConfiguration()
+    /// configuration.tlsConfiguration = tls
+    /// ```
+    ///
+    /// The ``WebImageOptions/allowInvalidSSLCertificates`` option turns off
+    /// certificate verification for one request and keeps the rest of these settings.
+    public var tlsConfiguration: TLSConfiguration?
     /// Transparent gzip/deflate decompression (default on; bounded by ``maximumResponseSize``).
     public var decompression: Bool = true
     /// The coders used when the context names none (default `CodersManager.shared`).

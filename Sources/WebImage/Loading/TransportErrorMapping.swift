@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -33,13 +34,35 @@ enum TransportErrorMapping {
         if let io = error as? IOError {
             return map(errno: io.errnoCode, message: "\(io)")
         }
-        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return transport(.tls, "\(error)")
+        if let tls = tlsFailure(error) { return tls }
+        if let stream = error as? NIOHTTP2Errors.StreamClosed {
+            return transport(.connectionLost, "HTTP/2 stream reset by the peer (\(stream.errorCode))")
+        }
+        if error is NIOHTTP2Errors.ContentLengthViolated {
+            return transport(.connectionLost, "HTTP/2 body did not match its Content-Length")
         }
         if error is HTTPParserError {
             return transport(.connectionLost, "malformed or truncated HTTP response: \(error)")
         }
         return transport(.other, "\(error)")
+    }
+
+    /// TLS failures. Certificate and host name failures say so in the message; a TLS connection
+    /// closed without `close_notify` is a truncation (`connectionLost`), not a TLS failure.
+    private static func tlsFailure(_ error: any Error) -> WebImageError? {
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return transport(.tls, "certificate does not match the host: \(extra)")
+        }
+        if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
+            return transport(.connectionLost, "TLS connection closed without close_notify")
+        }
+        guard error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError else { return nil }
+        // BoringSSL reports a rejected chain (untrusted root, expired, wrong usage) only as this
+        // reason string inside its error queue.
+        if "\(error)".contains("CERTIFICATE_VERIFY_FAILED") {
+            return transport(.tls, "certificate verification failed (untrusted or invalid server certificate): \(error)")
+        }
+        return transport(.tls, "\(error)")
     }
 
     private static func map(_ error: HTTPClientError) -> WebImageError {

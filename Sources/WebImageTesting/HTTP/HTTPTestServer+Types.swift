@@ -11,6 +11,8 @@ extension HTTPTestServer {
         public var uri: String
         /// The header fields, in order.
         public var headers: [(name: String, value: String)]
+        /// The protocol the request arrived on.
+        public var protocolVersion: ProtocolVersion
 
         /// The first value of the header `name` (case-insensitive).
         public func header(_ name: String) -> String? {
@@ -50,7 +52,8 @@ extension HTTPTestServer {
         /// the body is sent and then the connection is closed (a truncated response).
         public var declaredLength: Int?
         /// End the connection abnormally (``Action/close`` or a truncated body) with a TCP
-        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN).
+        /// reset (RST, `SO_LINGER` 0) instead of an orderly close (FIN). Over HTTP/2 both end
+        /// only the request's stream, with `RST_STREAM`.
         public var reset = false
 
         public init(
