@@ -206,6 +206,23 @@ struct LoadingResponseTests {
         #expect(result.transportKind == .cannotConnectToHost)
     }
 
+    @Test("Given retriesFailedConnections off and a long timeout, when nothing listens, then cannotConnectToHost arrives without waiting for the timeout")
+    func refusedWithoutRetry() async throws {
+        let server = HTTPTestServer()
+        try await server.start()
+        let url = server.url("/x")
+        await server.shutdown()
+        var configuration = testDownloaderConfiguration()
+        configuration.downloadTimeout = 600  // with retries, the failure would take this long
+        configuration.retriesFailedConnections = false
+        let downloader = ImageDownloader(configuration: configuration)
+        let results = Recorder<Result<ImageLoaderResult, WebImageError>>()
+        _ = downloader.downloadImage(with: url) { results.append($0) }
+        #expect(await eventually(within: 60) { results.count == 1 }, "a hang guard: 60 s, a tenth of the timeout")
+        try await downloader.shutdown()
+        #expect(results.values.first?.transportKind == .cannotConnectToHost)
+    }
+
     @Test("Given the default failed-URL rule, then cancellation, 304 and transient errors never block; others do")
     func blockRule() {
         let downloader = ImageDownloader.shared

@@ -74,6 +74,7 @@ public final class ImageDownloader: ImageLoader {
         // HTTP/2 when TLS and the server's ALPN agree on it, HTTP/1.1 otherwise (the default,
         // stated so that it stays a decision).
         client.httpVersion = .automatic
+        client.connectionPool.retryConnectionEstablishment = configuration.retriesFailedConnections
         return client
     }
 

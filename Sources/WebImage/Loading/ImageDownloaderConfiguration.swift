@@ -43,6 +43,13 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var minimumProgressInterval: Double = 0.05
     /// Idle connections kept per host (the pool's soft limit; default 8).
     public var connectionsPerHost: Int = 8
+    /// Whether a connection that cannot be established (refused, reset during the TLS
+    /// handshake, certificate rejected) is tried again with exponential backoff until
+    /// ``downloadTimeout`` runs out (default `true`, AsyncHTTPClient's recommendation: connection
+    /// set-up is often flaky at scale). With `false`, requests waiting for that connection fail
+    /// at once with the connection's error — what an interactive tool or a URLSession user
+    /// expects from `connection refused` or an untrusted certificate.
+    public var retriesFailedConnections: Bool = true
     /// The TLS settings of HTTPS connections, or `nil` (default) for NIOSSL's client defaults:
     /// the system's trust roots, full certificate and host name verification.
     ///
