@@ -31,12 +31,27 @@ enum CLIRunner {
     static let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `webimage arguments…` with extra environment variables; output goes through files so
-    /// that a large output can never block the child on a full pipe.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `webimage arguments…` with extra environment variables and waits for it on a thread
+    /// of its own (``detached(_:)``); output goes through files so that a large output can never
+    /// block the child on a full pipe.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await detached { try runBlocking(arguments, environment: environment) }
+    }
+
+    /// ``run(_:environment:)`` on the calling thread (blocks it until the child ends).
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         guard let binary else { throw CLIError.binaryNotFound }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        return try launch(binary, arguments, environment: environment)
+    }
+
+    /// Runs `executable arguments…` from the project root with the test's environment plus
+    /// `environment` (minus `NO_COLOR` unless given), `standardInput` as its input, and
+    /// `afterStart` called once the child runs (to feed its input); waits for it to end.
+    static func launch(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+        standardInput: Any = FileHandle.nullDevice, afterStart: () throws -> Void = {}
+    ) throws -> Result {
+        let scratch = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("stdout")
         let errURL = scratch.appendingPathComponent("stderr")
@@ -46,16 +61,18 @@ enum CLIRunner {
         let errHandle = try FileHandle(forWritingTo: errURL)
 
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = projectRoot
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
         for (key, value) in environment { env[key] = value }
         process.environment = env
+        process.standardInput = standardInput
         process.standardOutput = outHandle
         process.standardError = errHandle
         try process.run()
+        try afterStart()
         // Hang detection only (not a timing assertion): a run that outlives the bound is killed.
         let deadline = ContinuousClock.now + .seconds(120)
         while process.isRunning {
@@ -73,6 +90,15 @@ enum CLIRunner {
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Runs `work` (which waits for a child synchronously) on a thread of its own: a blocked
+    /// thread of the shared concurrency pool would starve the in-process server the child
+    /// talks to, and every other async test.
+    static func detached(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
+        }
     }
 
     /// A fresh temporary directory for a test's outputs.

@@ -26,12 +26,12 @@ struct ConvertCommandTests {
     @Test(
         "Given a still image, when converted to a thumbnail of its own format, then the output decodes within the thumbnail size",
         .enabled(if: roundTripCase != nil))
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let sample = try #require(Self.roundTripCase)
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("thumb.\(sample.format.fileExtension)")
-        let result = try CLIRunner.run(["convert", Corpus.url(sample.path).path, output.path, "--thumbnail", "64"])
+        let result = try await CLIRunner.run(["convert", Corpus.url(sample.path).path, output.path, "--thumbnail", "64"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains(output.path))
         let image = try CodersManager.shared.decode(Data(contentsOf: output), options: .default)
@@ -43,12 +43,12 @@ struct ConvertCommandTests {
     @Test(
         "Given --format and --quality, when converting to JPEG, then the output is a JPEG",
         .enabled(if: roundTripCase != nil && CodersManager.shared.canEncode(.jpeg)))
-    func explicitFormat() throws {
+    func explicitFormat() async throws {
         let sample = try #require(Self.roundTripCase)
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.bin")
-        let result = try CLIRunner.run(["convert", Corpus.url(sample.path).path, output.path, "--format", "jpeg", "--quality", "70"])
+        let result = try await CLIRunner.run(["convert", Corpus.url(sample.path).path, output.path, "--format", "jpeg", "--quality", "70"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(ImageFormat.detect(try Data(contentsOf: output)) == .jpeg)
     }
@@ -56,15 +56,15 @@ struct ConvertCommandTests {
     @Test(
         "Given a size budget, when converting to WebP with --max-file-size, then the output is smaller than without a budget",
         .enabled(if: roundTripCase != nil && CodersManager.shared.canEncode(.webp)))
-    func maxFileSize() throws {
+    func maxFileSize() async throws {
         let sample = try #require(Self.roundTripCase)
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let unbounded = directory.appendingPathComponent("full.webp")
         let bounded = directory.appendingPathComponent("small.webp")
         let path = Corpus.url(sample.path).path
-        #expect(try CLIRunner.run(["convert", path, unbounded.path, "--quality", "100"]).status == 0)
-        let result = try CLIRunner.run(["convert", path, bounded.path, "--quality", "100", "--max-file-size", "2000"])
+        #expect(try await CLIRunner.run(["convert", path, unbounded.path, "--quality", "100"]).status == 0)
+        let result = try await CLIRunner.run(["convert", path, bounded.path, "--quality", "100", "--max-file-size", "2000"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let full = try Data(contentsOf: unbounded).count
         let small = try Data(contentsOf: bounded).count
@@ -75,12 +75,12 @@ struct ConvertCommandTests {
     @Test(
         "Given --resize and --grayscale, when converting, then the output has the requested size and grey pixels",
         .enabled(if: roundTripCase != nil))
-    func transforms() throws {
+    func transforms() async throws {
         let sample = try #require(Self.roundTripCase)
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("t.\(sample.format.fileExtension)")
-        let result = try CLIRunner.run([
+        let result = try await CLIRunner.run([
             "convert", Corpus.url(sample.path).path, output.path, "--resize", "20x10", "--grayscale", "--lossless",
         ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -93,11 +93,11 @@ struct ConvertCommandTests {
     }
 
     @Test("Given a malformed input, when converted, then an error is printed, nothing is written, and the exit code is non-zero", .enabled(if: Corpus.isAvailable))
-    func malformedInput() throws {
+    func malformedInput() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.png")
-        let result = try CLIRunner.run(["convert", Corpus.url("malformed/generated/html_404_named.jpg").path, output.path])
+        let result = try await CLIRunner.run(["convert", Corpus.url("malformed/generated/html_404_named.jpg").path, output.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("error:"))
         #expect(result.stderr.contains("bad image data"))
@@ -114,8 +114,8 @@ struct ConvertCommandTests {
         ["convert", "in.png", "out.png", "--no-such-flag"],
         ["convert", "in.png", "out.png", "--resize", "20by10"],
     ])
-    func badArguments(arguments: [String]) throws {
-        let result = try CLIRunner.run(arguments)
+    func badArguments(arguments: [String]) async throws {
+        let result = try await CLIRunner.run(arguments)
         #expect(result.status != 0)
         #expect(result.stderr.contains("Usage:") || result.stderr.contains("Error:"))
     }

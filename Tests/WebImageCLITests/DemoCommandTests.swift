@@ -7,11 +7,11 @@ import WebImageTesting
 @Suite("webimage demo --decode-only")
 struct DecodeTourTests {
     @Test("Given the corpus, when the decode tour runs, then it exits 0 with a table, a summary and a thumbnail per decoded sample", .enabled(if: Corpus.isAvailable))
-    func withCorpus() throws {
+    func withCorpus() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = try #require(Corpus.root).path
-        let result = try CLIRunner.run(["demo", "--decode-only", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": corpus])
+        let result = try await CLIRunner.run(["demo", "--decode-only", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": corpus])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         #expect(result.stdout.contains("test corpus"))
         #expect(result.stdout.contains("all outcomes as expected"))
@@ -24,10 +24,10 @@ struct DecodeTourTests {
     }
 
     @Test("Given no corpus, when the decode tour runs, then it generates its samples and exits 0")
-    func withoutCorpus() throws {
+    func withoutCorpus() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try CLIRunner.run(
+        let result = try await CLIRunner.run(
             ["demo", "--decode-only", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": "/nonexistent/corpus"])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         #expect(result.stdout.contains("generated in memory"))

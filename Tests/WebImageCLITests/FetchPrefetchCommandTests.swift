@@ -45,17 +45,6 @@ enum FetchFixtures {
         return try CodersManager.shared.encode(Image(pixels: pixels, format: .png), format: .png, options: .default)
     }
 
-    /// ``CLIRunner/run(_:environment:)`` on a thread of its own: the runner waits for the child
-    /// synchronously, and a blocked thread of the shared concurrency pool would starve the
-    /// in-process server that the child talks to.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> CLIRunner.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try CLIRunner.run(arguments, environment: environment) })
-            }.start()
-        }
-    }
-
     /// Runs `body` with a started server and two fresh directories (cache, output), then cleans up.
     static func withServer(_ body: (HTTPTestServer, URL, URL) async throws -> Void) async throws {
         let server = HTTPTestServer()
@@ -87,7 +76,7 @@ struct FetchCommandTests {
             let a = server.url("/a.png").absoluteString
             let missing = server.url("/missing.png").absoluteString
 
-            let first = try await FetchFixtures.run(["fetch", a, a, missing, "--json", "--cache-dir", cache.path, "--out", out.path])
+            let first = try await CLIRunner.run(["fetch", a, a, missing, "--json", "--cache-dir", cache.path, "--out", out.path])
             #expect(first.status != 0, "a 404 must make the exit status non-zero")
             #expect(first.stdout.split(separator: "\n").count == 1, "with --json, stdout is the one JSON object")
             let summary = try LoadSummaryJSON.parse(first.stdout)
@@ -108,7 +97,7 @@ struct FetchCommandTests {
             #expect(written == data)
             #expect(try CodersManager.shared.decode(written, options: .default).pixelSize == FetchFixtures.size)
 
-            let second = try await FetchFixtures.run(["fetch", a, a, missing, "--json", "--cache-dir", cache.path])
+            let second = try await CLIRunner.run(["fetch", a, a, missing, "--json", "--cache-dir", cache.path])
             #expect(second.status != 0)
             let again = try LoadSummaryJSON.parse(second.stdout)
             #expect(again.requested == 3)
@@ -128,7 +117,7 @@ struct FetchCommandTests {
             server.route("/three/..%2Fpic.png", .ok(try FetchFixtures.png(seed: 3), contentType: "image/png"))
             let urls = ["/one/pic.png", "/two/pic.png", "/three/..%2Fpic.png"].map { server.url($0).absoluteString }
 
-            let result = try await FetchFixtures.run(
+            let result = try await CLIRunner.run(
                 ["fetch"] + urls + ["--cache-dir", cache.path, "--out", out.path, "--format", "jpeg", "--thumbnail", "8"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdout.contains("downloaded"))
@@ -150,7 +139,7 @@ struct FetchCommandTests {
     func invalidURL() async throws {
         let cache = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let result = try await FetchFixtures.run(["fetch", "not a url", "--json", "--cache-dir", cache.path])
+        let result = try await CLIRunner.run(["fetch", "not a url", "--json", "--cache-dir", cache.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("invalidURL"))
         let summary = try LoadSummaryJSON.parse(result.stdout)
@@ -159,7 +148,7 @@ struct FetchCommandTests {
 
     @Test("Given --format without --out, when run, then it is a usage error")
     func formatNeedsOut() async throws {
-        let result = try await FetchFixtures.run(["fetch", "http://127.0.0.1:1/a.png", "--format", "png"])
+        let result = try await CLIRunner.run(["fetch", "http://127.0.0.1:1/a.png", "--format", "png"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("--out"))
     }
@@ -173,7 +162,7 @@ struct FetchCommandTests {
         let cache = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: cache) }
 
-        let result = try await FetchFixtures.run(["fetch", url, "--json", "--cache-dir", cache.path, "--timeout", "2"])
+        let result = try await CLIRunner.run(["fetch", url, "--json", "--cache-dir", cache.path, "--timeout", "2"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("transport"), "stderr: \(result.stderr)")
         let summary = try LoadSummaryJSON.parse(result.stdout)
@@ -184,7 +173,7 @@ struct FetchCommandTests {
     func table() async throws {
         try await FetchFixtures.withServer { server, cache, _ in
             server.route("/t.png", .ok(try FetchFixtures.png(), contentType: "image/png"))
-            let result = try await FetchFixtures.run(["fetch", server.url("/t.png").absoluteString, "--cache-dir", cache.path],
+            let result = try await CLIRunner.run(["fetch", server.url("/t.png").absoluteString, "--cache-dir", cache.path],
                                            environment: ["NO_COLOR": "1"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             for label in ["requested", "downloaded", "memory hits", "disk hits", "coalesced", "failed", "blacklisted", "bytes", "seconds"] {
@@ -212,7 +201,7 @@ struct PrefetchCommandTests {
             // One slot: the duplicate starts after the first copy is stored, so it must not be
             // downloaded again. (With several slots it may start while the first copy is still
             // being decoded, and then a second download is allowed by SPEC D-3.)
-            let result = try await FetchFixtures.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.path, "--concurrency", "1"])
+            let result = try await CLIRunner.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.path, "--concurrency", "1"])
             #expect(result.status != 0, "a skipped URL makes the exit status non-zero")
             let summary = try LoadSummaryJSON.parse(result.stdout)
             #expect(summary.requested == 4)
@@ -222,7 +211,7 @@ struct PrefetchCommandTests {
             #expect(summary.failed == 1 && summary.blacklisted == 1)
             #expect(server.requestCount("/p1.png") == 1 && server.requestCount("/p2.png") == 1)
 
-            let fetch = try await FetchFixtures.run(["fetch", p1, p2, "--json", "--cache-dir", cache.path])
+            let fetch = try await CLIRunner.run(["fetch", p1, p2, "--json", "--cache-dir", cache.path])
             #expect(fetch.status == 0, "stderr: \(fetch.stderr)")
             let warm = try LoadSummaryJSON.parse(fetch.stdout)
             #expect(warm.diskHits == 2 && warm.downloaded == 0)
@@ -236,7 +225,7 @@ struct PrefetchCommandTests {
         defer { try? FileManager.default.removeItem(at: cache) }
         let list = cache.appendingPathComponent("list.txt")
         try Data("not a url\n".utf8).write(to: list)
-        let result = try await FetchFixtures.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.path])
+        let result = try await CLIRunner.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("invalidURL"))
         let summary = try LoadSummaryJSON.parse(result.stdout)

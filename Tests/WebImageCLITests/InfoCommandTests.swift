@@ -23,8 +23,8 @@ struct InfoCommandTests {
     }
 
     @Test("Given corpus files, when info --json runs, then each line has the manifest's facts and the exit code is 0", .enabled(if: Corpus.isAvailable))
-    func json() throws {
-        let result = try CLIRunner.run(["info", "--json"] + infoSamples.map { Corpus.url($0).path })
+    func json() async throws {
+        let result = try await CLIRunner.run(["info", "--json"] + infoSamples.map { Corpus.url($0).path })
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let objects = try Self.jsonObjects(result.stdout)
         try #require(objects.count == infoSamples.count)
@@ -45,16 +45,16 @@ struct InfoCommandTests {
     }
 
     @Test("Given a malformed file among good ones, when info runs, then it reports the error, goes on, and exits non-zero", .enabled(if: Corpus.isAvailable))
-    func malformed() throws {
+    func malformed() async throws {
         let good = Corpus.url("sdwebimage/TestImage.jpg").path
         let bad = Corpus.url("malformed/generated/html_404_named.jpg").path
-        let text = try CLIRunner.run(["info", bad, good])
+        let text = try await CLIRunner.run(["info", bad, good])
         #expect(text.status != 0)
         #expect(text.stdout.contains("bad image data"))
         #expect(text.stdout.contains("80x60"))
         #expect(!text.stdout.contains("\u{1B}["), "no colour when stdout is not a terminal")
 
-        let json = try CLIRunner.run(["info", "--json", bad, good])
+        let json = try await CLIRunner.run(["info", "--json", bad, good])
         #expect(json.status != 0)
         let objects = try Self.jsonObjects(json.stdout)
         #expect(objects.count == 2)
@@ -63,8 +63,8 @@ struct InfoCommandTests {
     }
 
     @Test("Given a missing file, when info runs, then the exit code is non-zero")
-    func missingFile() throws {
-        let result = try CLIRunner.run(["info", "--json", "/nonexistent/image.png"])
+    func missingFile() async throws {
+        let result = try await CLIRunner.run(["info", "--json", "/nonexistent/image.png"])
         #expect(result.status != 0)
         let objects = try Self.jsonObjects(result.stdout)
         #expect((objects.first?["error"] as? String)?.contains("cannot read file") == true)
@@ -73,10 +73,10 @@ struct InfoCommandTests {
     @Test(
         "Given decodable files, when info --decode runs, then decodeMs is reported and frames match",
         .enabled(if: Corpus.isAvailable && !CodersManager.shared.coders.isEmpty))
-    func decode() throws {
+    func decode() async throws {
         let decodable = try infoSamples.filter { CodersManager.shared.canDecode(try Corpus.data($0)) }
         try #require(!decodable.isEmpty)
-        let result = try CLIRunner.run(["info", "--json", "--decode"] + decodable.map { Corpus.url($0).path })
+        let result = try await CLIRunner.run(["info", "--json", "--decode"] + decodable.map { Corpus.url($0).path })
         #expect(result.status == 0, "stdout: \(result.stdout)")
         for object in try Self.jsonObjects(result.stdout) {
             #expect(object["decodeMs"] is Double || object["decodeMs"] is Int)
@@ -85,11 +85,11 @@ struct InfoCommandTests {
     }
 
     @Test("Given an unknown flag, when info runs, then usage is printed and the exit code is non-zero")
-    func badFlag() throws {
-        let result = try CLIRunner.run(["info", "--bogus", "x.png"])
+    func badFlag() async throws {
+        let result = try await CLIRunner.run(["info", "--bogus", "x.png"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("Usage:"))
-        let none = try CLIRunner.run(["info"])
+        let none = try await CLIRunner.run(["info"])
         #expect(none.status != 0)
     }
 }

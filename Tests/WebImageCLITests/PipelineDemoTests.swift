@@ -46,7 +46,7 @@ struct PipelineDemoTests {
 
     @Test("Given no corpus and no --out, when demo --count 24 runs, then it serves generated images, prints the temporary directory it used, and every pass behaves as expected")
     func generatedIntoTemporaryDirectory() async throws {
-        let result = try await FetchFixtures.run(["demo", "--count", "24"], environment: ["WEBIMAGE_CORPUS": "/nonexistent/corpus"])
+        let result = try await CLIRunner.run(["demo", "--count", "24"], environment: ["WEBIMAGE_CORPUS": "/nonexistent/corpus"])
         let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("output:") }, "\(result.stdout)")
         let directory = URL(fileURLWithPath: line.dropFirst("output:".count).trimmingCharacters(in: .whitespaces), isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -61,7 +61,7 @@ struct PipelineDemoTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = try #require(Corpus.root).path
         for _ in 0..<2 {
-            let result = try await FetchFixtures.run(
+            let result = try await CLIRunner.run(
                 ["demo", "--count", "24", "--out", directory.path], environment: ["WEBIMAGE_CORPUS": corpus])
             #expect(result.stdout.contains("gallery:  test corpus"))
             try Self.verify(result, directory: directory)
@@ -70,7 +70,7 @@ struct PipelineDemoTests {
 
     @Test("Given a --count outside 16…2000, when the demo runs, then it is a usage error", arguments: ["5", "2001", "x"])
     func badCount(count: String) async throws {
-        let result = try await FetchFixtures.run(["demo", "--count", count])
+        let result = try await CLIRunner.run(["demo", "--count", count])
         #expect(result.status != 0)
         #expect(result.stderr.contains("--count"))
     }

@@ -14,7 +14,7 @@ struct TerminalOutputTests {
             server.route("/s1.png", .ok(try FetchFixtures.png(seed: 1), contentType: "image/png"))
             server.route("/s2.png", .ok(try FetchFixtures.png(seed: 2), contentType: "image/png"))
             let list = "# from a pipe\n\(server.url("/s1.png").absoluteString)\n\n\(server.url("/s2.png").absoluteString)\n"
-            let result = try await TerminalRunner.detached {
+            let result = try await CLIRunner.detached {
                 try TerminalRunner.run(["prefetch", "--from", "-", "--json", "--cache-dir", cache.path], input: Data(list.utf8))
             }
             #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -29,7 +29,7 @@ struct TerminalOutputTests {
     func prefetchFromEmptyInput() async throws {
         let cache = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let result = try await TerminalRunner.detached {
+        let result = try await CLIRunner.detached {
             try TerminalRunner.run(["prefetch", "--from", "-", "--json", "--cache-dir", cache.path], input: Data())
         }
         let summary = try LoadSummaryJSON.parse(result.stdout)
@@ -43,7 +43,7 @@ struct TerminalOutputTests {
                 server.route("/t\(index).png", .ok((try? FetchFixtures.png(seed: UInt8(index))) ?? Data(), contentType: "image/png"))
                 return server.url("/t\(index).png").absoluteString
             }
-            let result = try await TerminalRunner.detached {
+            let result = try await CLIRunner.detached {
                 try TerminalRunner.runInTerminal(["fetch"] + urls + ["--cache-dir", cache.path])
             }
             #expect(result.status == 0, "output: \(result.stdout)")
@@ -60,7 +60,7 @@ struct TerminalOutputTests {
         try await FetchFixtures.withServer { server, cache, _ in
             server.route("/n.png", .ok(try FetchFixtures.png(seed: 9), contentType: "image/png"))
             let url = server.url("/n.png").absoluteString
-            let result = try await TerminalRunner.detached {
+            let result = try await CLIRunner.detached {
                 try TerminalRunner.runInTerminal(["fetch", url, "--cache-dir", cache.path], environment: ["NO_COLOR": "1"])
             }
             #expect(result.status == 0, "output: \(result.stdout)")

@@ -22,7 +22,7 @@ struct URLInputCommandTests {
             let file = out.appendingPathComponent("a.png")
             try data.write(to: file)
             let dataURL = "data:image/png;base64," + data.base64EncodedString()
-            let result = try await FetchFixtures.run(["info", "--json", server.url("/a.png").absoluteString, file.absoluteString, dataURL])
+            let result = try await CLIRunner.run(["info", "--json", server.url("/a.png").absoluteString, file.absoluteString, dataURL])
             #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
             let objects = try InfoCommandTests.jsonObjects(result.stdout)
             #expect(objects.count == 3)
@@ -50,7 +50,7 @@ struct URLInputCommandTests {
             // A short timeout only for the refused connection (retried until then); the test server
             // gets the default, as a busy machine may be slow to answer.
             let timeout = path == "unreachable" ? ["--timeout", "2"] : []
-            let result = try await FetchFixtures.run(["info", "--json", url] + timeout)
+            let result = try await CLIRunner.run(["info", "--json", url] + timeout)
             #expect(result.status != 0)
             let object = try #require(try InfoCommandTests.jsonObjects(result.stdout).first)
             let error = try #require(object["error"] as? String, "\(object)")
@@ -63,7 +63,7 @@ struct URLInputCommandTests {
     func infoTable() async throws {
         try await FetchFixtures.withServer { server, _, _ in
             _ = try Self.routes(server)
-            let result = try await FetchFixtures.run(["info", server.url("/a.png").absoluteString, server.url("/missing.png").absoluteString])
+            let result = try await CLIRunner.run(["info", server.url("/a.png").absoluteString, server.url("/missing.png").absoluteString])
             #expect(result.status != 0)
             let lines = result.stdout.split(separator: "\n")
             #expect(lines.contains { $0.contains("/a.png") && $0.hasSuffix("ok") })
@@ -76,7 +76,7 @@ struct URLInputCommandTests {
         try await FetchFixtures.withServer { server, _, out in
             _ = try Self.routes(server)
             let destination = out.appendingPathComponent("a.webp")
-            let result = try await FetchFixtures.run(["convert", server.url("/a.png").absoluteString, destination.path, "--thumbnail", "12"])
+            let result = try await CLIRunner.run(["convert", server.url("/a.png").absoluteString, destination.path, "--thumbnail", "12"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdout.contains("webp 12x8"))
             let image = try CodersManager.shared.decode(Data(contentsOf: destination), options: .default)
@@ -97,7 +97,7 @@ struct URLInputCommandTests {
             let url = path == "unreachable" ? "http://127.0.0.1:1/a.png" : server.url(path).absoluteString
             let destination = out.appendingPathComponent("out.png")
             let timeout = path == "unreachable" ? ["--timeout", "2"] : []
-            let result = try await FetchFixtures.run(["convert", url, destination.path] + timeout)
+            let result = try await CLIRunner.run(["convert", url, destination.path] + timeout)
             #expect(result.status != 0)
             #expect(result.stderr.contains("error:"))
             #expect(result.stderr.contains(message), "\(result.stderr)")

@@ -11,25 +11,15 @@ private func withTLSServerAndDownloader<T>(
     configuration: (HTTPTestServer) throws -> ImageDownloaderConfiguration = { _ in testDownloaderConfiguration() },
     _ body: (HTTPTestServer, ImageDownloader) async throws -> T
 ) async throws -> T {
-    let server = try HTTPTestServer(tls: tls)
-    try await server.start()
-    let downloader: ImageDownloader
-    do {
-        downloader = ImageDownloader(configuration: try configuration(server))
-    } catch {
-        await server.shutdown()
-        throw error
-    }
-    do {
-        let result = try await body(server, downloader)
-        try await downloader.shutdown()
-        await server.shutdown()
-        return result
-    } catch {
-        try? await downloader.shutdown()
-        await server.shutdown()
-        throw error
-    }
+    try await withServerAndDownloader(try HTTPTestServer(tls: tls), configuration: configuration, body)
+}
+
+/// The test configuration, failing a rejected handshake at once instead of retrying the
+/// connection until the timeout (``ImageDownloaderConfiguration/retriesFailedConnections``).
+private func failingFast(_ server: HTTPTestServer) -> ImageDownloaderConfiguration {
+    var configuration = testDownloaderConfiguration()
+    configuration.retriesFailedConnections = false
+    return configuration
 }
 
 /// The test configuration with the server's certificate added to the trust roots.
@@ -48,13 +38,7 @@ struct LoadingTLSTests {
 
     @Test("Given a self-signed server, when the certificate is not trusted, then a tls transport error, no image and no request")
     func untrustedCertificateFails() async throws {
-        try await withTLSServerAndDownloader(configuration: { _ in
-            // AsyncHTTPClient retries failed connection attempts until the connect timeout and
-            // then reports the last failure: keep that wait short.
-            var configuration = testDownloaderConfiguration()
-            configuration.downloadTimeout = 2
-            return configuration
-        }) { server, downloader in
+        try await withTLSServerAndDownloader(configuration: failingFast) { server, downloader in
             server.route("/a.raw", .ok(image))
             let result = await loadFinal(downloader, server.url("/a.raw"))
             #expect(result.transportKind == .tls)
@@ -68,11 +52,7 @@ struct LoadingTLSTests {
 
     @Test("Given one downloader, then allowInvalidSSLCertificates applies per request: its connection is never reused for a verified request")
     func allowInvalidIsPerRequest() async throws {
-        try await withTLSServerAndDownloader(configuration: { _ in
-            var configuration = testDownloaderConfiguration()
-            configuration.downloadTimeout = 2
-            return configuration
-        }) { server, downloader in
+        try await withTLSServerAndDownloader(configuration: failingFast) { server, downloader in
             server.route("/a.raw", .ok(image))
             server.route("/b.raw", .ok(image))
             let allowed = await loadFinal(downloader, server.url("/a.raw"), options: .allowInvalidSSLCertificates)

@@ -25,9 +25,24 @@ func withServerAndDownloader<T>(
     configuration: ImageDownloaderConfiguration = testDownloaderConfiguration(),
     _ body: (HTTPTestServer, ImageDownloader) async throws -> T
 ) async throws -> T {
-    let server = HTTPTestServer()
+    try await withServerAndDownloader(HTTPTestServer(), configuration: { _ in configuration }, body)
+}
+
+/// Runs `body` with `server` started and a downloader configured for it (e.g. trusting its
+/// certificate), shutting both down afterwards.
+func withServerAndDownloader<T>(
+    _ server: HTTPTestServer,
+    configuration: (HTTPTestServer) throws -> ImageDownloaderConfiguration,
+    _ body: (HTTPTestServer, ImageDownloader) async throws -> T
+) async throws -> T {
     try await server.start()
-    let downloader = ImageDownloader(configuration: configuration)
+    let downloader: ImageDownloader
+    do {
+        downloader = ImageDownloader(configuration: try configuration(server))
+    } catch {
+        await server.shutdown()
+        throw error
+    }
     do {
         let result = try await body(server, downloader)
         try await downloader.shutdown()
