@@ -8,6 +8,20 @@ import WebImageTesting
 @Suite("webimage info and convert on URLs")
 struct URLInputCommandTests {
     /// A server with a PNG at /a.png, an HTML page at /page.png; /missing.png is a 404.
+    /// Failing inputs and a fragment of the message each must produce.
+    static let badInputs = [
+        ("/missing.png", "invalid download status code 404"),
+        ("/page.png", "not a recognised image format"),
+        ("unreachable", "transport error"),
+    ]
+
+    /// The URL for a ``badInputs`` path, and the timeout flags for it: a short timeout only for
+    /// the refused connection (retried until then); the test server gets the default, as a busy
+    /// machine may be slow to answer.
+    static func input(_ path: String, on server: HTTPTestServer) -> (url: String, timeout: [String]) {
+        path == "unreachable" ? ("http://127.0.0.1:1/a.png", ["--timeout", "2"]) : (server.url(path).absoluteString, [])
+    }
+
     static func routes(_ server: HTTPTestServer) throws -> Data {
         let data = try FetchFixtures.png()
         server.route("/a.png", .ok(data, contentType: "image/png"))
@@ -38,18 +52,11 @@ struct URLInputCommandTests {
 
     @Test(
         "Given a bad URL, when info runs, then the report names the failure and the exit status is non-zero",
-        arguments: [
-            ("/missing.png", "invalid download status code 404"),
-            ("/page.png", "not a recognised image format"),
-            ("unreachable", "transport error"),
-        ])
+        arguments: badInputs)
     func infoFailure(path: String, message: String) async throws {
         try await FetchFixtures.withServer { server, _, _ in
             _ = try Self.routes(server)
-            let url = path == "unreachable" ? "http://127.0.0.1:1/a.png" : server.url(path).absoluteString
-            // A short timeout only for the refused connection (retried until then); the test server
-            // gets the default, as a busy machine may be slow to answer.
-            let timeout = path == "unreachable" ? ["--timeout", "2"] : []
+            let (url, timeout) = Self.input(path, on: server)
             let result = try await CLIRunner.run(["info", "--json", url] + timeout)
             #expect(result.status != 0)
             let object = try #require(try InfoCommandTests.jsonObjects(result.stdout).first)
@@ -86,17 +93,12 @@ struct URLInputCommandTests {
 
     @Test(
         "Given a bad URL, when converted, then an error names it, nothing is written and the exit status is non-zero",
-        arguments: [
-            ("/missing.png", "invalid download status code 404"),
-            ("/page.png", "not a recognised image format"),
-            ("unreachable", "transport error"),
-        ])
+        arguments: badInputs)
     func convertFailure(path: String, message: String) async throws {
         try await FetchFixtures.withServer { server, _, out in
             _ = try Self.routes(server)
-            let url = path == "unreachable" ? "http://127.0.0.1:1/a.png" : server.url(path).absoluteString
+            let (url, timeout) = Self.input(path, on: server)
             let destination = out.appendingPathComponent("out.png")
-            let timeout = path == "unreachable" ? ["--timeout", "2"] : []
             let result = try await CLIRunner.run(["convert", url, destination.path] + timeout)
             #expect(result.status != 0)
             #expect(result.stderr.contains("error:"))

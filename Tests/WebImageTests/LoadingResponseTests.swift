@@ -190,12 +190,18 @@ struct LoadingResponseTests {
         }
     }
 
-    @Test("Given nothing listening on the port, then cannotConnectToHost")
-    func refused() async throws {
+    /// A loopback URL on a port a server just released (so nothing listens there).
+    static func urlWithNothingListening() async throws -> URL {
         let server = HTTPTestServer()
         try await server.start()
         let url = server.url("/x")
         await server.shutdown()
+        return url
+    }
+
+    @Test("Given nothing listening on the port, then cannotConnectToHost")
+    func refused() async throws {
+        let url = try await Self.urlWithNothingListening()
         // AsyncHTTPClient retries refused connections until the connect timeout, then reports
         // the last connection error.
         var configuration = testDownloaderConfiguration()
@@ -208,10 +214,7 @@ struct LoadingResponseTests {
 
     @Test("Given retriesFailedConnections off and a long timeout, when nothing listens, then cannotConnectToHost arrives without waiting for the timeout")
     func refusedWithoutRetry() async throws {
-        let server = HTTPTestServer()
-        try await server.start()
-        let url = server.url("/x")
-        await server.shutdown()
+        let url = try await Self.urlWithNothingListening()
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 600  // with retries, the failure would take this long
         configuration.retriesFailedConnections = false
