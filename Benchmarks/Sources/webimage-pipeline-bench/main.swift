@@ -275,12 +275,13 @@ case "request-overhead":
     if let client { try await bareGet(client, list[0]) }
     if let configured { try await bareGet(configured, list[0]) }
     if let downloader { await downloaderGet(downloader, list[0]) }
-    /// The bare GET as a callback API delivers it: started in its own task, finished by a
-    /// completion handler that resumes the waiting caller (the hop every callback API pays).
+    /// The bare GET as a callback API delivers it: started in a task of its own (`Task { }`, as
+    /// the downloader starts each download), finished by a completion handler that resumes the
+    /// waiting caller — the two hops every callback API on Swift tasks pays.
     func bareCallbackGet(_ client: HTTPClient, _ url: URL) async {
         let ok = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let completion: @Sendable (Bool) -> Void = { continuation.resume(returning: $0) }
-            Task.immediate {
+            Task {
                 do {
                     try await bareGet(client, url)
                     completion(true)
