@@ -12,8 +12,9 @@ public enum DownloadEvent: Sendable {
     case failed(url: URL, error: WebImageError, metrics: DownloadMetrics)
 }
 
-/// Receives ``DownloadEvent``s of every download of an ``ImageDownloader``. Called on the
-/// download's task; keep it short.
+/// Receives ``DownloadEvent``s of every download of an ``ImageDownloader``. Called on the thread
+/// the event happened on — the one that started the download, the request's NIO event loop, or
+/// a processing-pool thread; keep it short.
 public typealias DownloadObserver = @Sendable (DownloadEvent) -> Void
 
 /// Transfer numbers of one download (SPEC D-9).

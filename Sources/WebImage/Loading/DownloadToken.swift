@@ -8,7 +8,7 @@ import Synchronization
 /// and the shared network request is cancelled when the last caller leaves.
 ///
 /// With `progressiveLoad`, a partial image whose delivery had already begun on the download's
-/// task when `cancel()` ran on another thread may still arrive once; no final result follows
+/// processing-pool job when `cancel()` ran on another thread may still arrive once; no final result follows
 /// the `cancelled` error.
 public final class DownloadToken: ImageLoaderToken {
     /// The URL requested.
@@ -90,7 +90,7 @@ final class DownloadCallerSink: Sendable {
 /// Shared, thread-safe numbers of one download, read through every caller's token.
 final class DownloadRecord: Sendable {
     private let state = Mutex<(metrics: DownloadMetrics, response: ImageResponseInfo?)>((DownloadMetrics(), nil))
-    let taskState = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+    let taskState = Mutex<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
 
     var metrics: DownloadMetrics { state.withLock { $0.metrics } }
     var response: ImageResponseInfo? { state.withLock { $0.response } }
@@ -105,23 +105,27 @@ final class DownloadRecord: Sendable {
 }
 
 extension DownloadRecord {
-    /// Attaches the network task; cancels it at once if ``cancelTask()`` came first.
-    func attach(_ task: Task<Void, Never>) {
+    /// Attaches the cancellation of the network transfer (an `HTTPClient.Task`); runs it at once
+    /// if ``cancelTask()`` came first.
+    func attach(cancel: @escaping @Sendable () -> Void) {
         let cancelled = taskState.withLock { state -> Bool in
             if state.cancelled { return true }
-            state.task = task
+            state.cancel = cancel
             return false
         }
-        if cancelled { task.cancel() }
+        if cancelled { cancel() }
     }
 
-    /// Cancels the network task (now, or as soon as it is attached).
+    /// Cancels the network transfer (now, or as soon as it is attached).
     func cancelTask() {
-        let task = taskState.withLock { state -> Task<Void, Never>? in
+        let cancel = taskState.withLock { state -> (@Sendable () -> Void)? in
             state.cancelled = true
-            defer { state.task = nil }
-            return state.task
+            defer { state.cancel = nil }
+            return state.cancel
         }
-        task?.cancel()
+        cancel?()
     }
+
+    /// Whether ``cancelTask()`` has been called.
+    var isCancelled: Bool { taskState.withLock { $0.cancelled } }
 }

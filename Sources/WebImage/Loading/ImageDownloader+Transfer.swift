@@ -31,26 +31,62 @@ final class ProgressiveDecoding: Sendable {
 }
 
 extension ImageDownloader {
-    /// Sends the request, checks the response (SPEC D-6), streams the body with progress and
-    /// partial images (D-7, D-8), and applies the decryptor.
-    func transfer(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord) async throws -> DownloadedBody {
-        try Task.checkCancellation()
-        let request = try buildRequest(setup)
+    /// Builds the request and hands it to the HTTP client with a ``TransferDelegate`` (SPEC D-5 …
+    /// D-8); the outcome goes to ``finishDownload(_:setup:record:transferred:)`` on the
+    /// processing pool. Runs on the thread that started the download; never blocks.
+    func beginTransfer(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord) {
+        let request: HTTPClient.Request
+        do {
+            guard !record.isCancelled else { throw WebImageError.cancelled }
+            request = try buildRequest(setup)
+        } catch {
+            completeTransfer(id, setup: setup, record: record, .failure(error))
+            return
+        }
         record.update { $0.startDate = Date() }
         emit(.started(url: setup.key.url))
         let duration = TimeAmount.milliseconds(Int64(max(0.001, configuration.maximumRequestDuration) * 1000))
-        let response = try await client.execute(request, deadline: .now() + duration)
+        let delegate = TransferDelegate(downloader: self, id: id, setup: setup, record: record)
+        let task = client.execute(request: request, delegate: delegate, eventLoop: .indifferent, deadline: .now() + duration)
+        record.attach { task.cancel() }
+        task.futureResult.whenComplete { result in
+            self.completeTransfer(id, setup: setup, record: record, result.mapError { $0 })
+        }
+    }
 
-        let finalURL = response.url ?? setup.key.url
+    /// Ends a transfer. A successful bytes-only download (every caller `avoidDecodeImage`, no
+    /// decryptor) completes right here, on the event loop: a hop to the pool would cost ~20 µs
+    /// per request (docs/PERFORMANCE.md) for nothing but a handler call. Everything else —
+    /// decoding, decryptors, failures (the ImageManager's failure handling calls delegates and
+    /// completions) — goes to the processing pool in one submission.
+    private func completeTransfer(
+        _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, _ transferred: Result<ReceivedBody, any Error>
+    ) {
+        if case .success = transferred, setup.context.decryptor == nil,
+            currentCallers(of: id).allSatisfy({ $0.options.contains(.avoidDecodeImage) })
+        {
+            finishDownload(id, setup: setup, record: record, transferred: transferred, onEventLoop: true)
+            return
+        }
+        configuration.processingPool.submit {
+            self.finishDownload(id, setup: setup, record: record, transferred: transferred, onEventLoop: false)
+        }
+    }
+
+    /// The response head (on the event loop): metrics, cookies, the response modifier, the D-6
+    /// checks. Returns the response as the callers will see it.
+    func acceptResponse(
+        _ head: HTTPResponseHead, url finalURL: URL, redirects: Int, setup: DownloadSetup, record: DownloadRecord
+    ) throws -> ImageResponseInfo {
         var info = ImageResponseInfo(
-            statusCode: Int(response.status.code), url: finalURL,
-            headers: response.headers.map { HTTPHeaderField(name: $0.name, value: $0.value) })
+            statusCode: Int(head.status.code), url: finalURL,
+            headers: head.headers.map { HTTPHeaderField(name: $0.name, value: $0.value) })
         if setup.options.contains(.handleCookies) {
-            cookieJar.store(setCookieHeaders: response.headers["Set-Cookie"], from: finalURL)
+            cookieJar.store(setCookieHeaders: head.headers["Set-Cookie"], from: finalURL)
         }
         record.update {
             $0.responseDate = Date()
-            $0.redirectCount = max(0, response.history.count - 1)
+            $0.redirectCount = redirects
             $0.statusCode = info.statusCode
             $0.expectedBytes = info.expectedContentLength
         }
@@ -63,8 +99,25 @@ extension ImageDownloader {
         record.setResponse(info)
         emit(.receivedResponse(url: setup.key.url, response: info))
         try check(info)
+        return info
+    }
 
-        let (data, progressive) = try await receiveBody(response.body, id: id, url: setup.key.url, info: info, record: record)
+    /// The end of the body (on the pool): truncation check, the last progress report, the
+    /// decryptor.
+    func finishBody(_ received: ReceivedBody, id: DownloadID, setup: DownloadSetup) throws -> DownloadedBody {
+        let data = received.data
+        let info = received.response
+        let count = Int64(data.count)
+        let expected = info.expectedContentLength
+        if let expected, info.value(forHeader: "Content-Encoding") == nil, count != expected {
+            throw WebImageError.transport(TransportError(.connectionLost, "body ended after \(count) of \(expected) bytes"))
+        }
+        var throttle = received.throttle
+        if throttle.shouldReportCompletion(count) {
+            for caller in currentCallers(of: id) {
+                caller.reportProgress(received: count, expected: expected ?? count, url: setup.key.url)
+            }
+        }
         guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty response body") }
         var bytes = data
         if let decryptor = setup.context.decryptor {
@@ -73,12 +126,12 @@ extension ImageDownloader {
             }
             bytes = decrypted
         }
-        return DownloadedBody(data: bytes, response: info, progressive: setup.context.decryptor == nil ? progressive : nil)
+        return DownloadedBody(data: bytes, response: info, progressive: setup.context.decryptor == nil ? received.progressive : nil)
     }
 
     /// The request D-5 describes: default headers, credentials, validators, cookies, then the
     /// context's request modifier.
-    func buildRequest(_ setup: DownloadSetup) throws -> HTTPClientRequest {
+    func buildRequest(_ setup: DownloadSetup) throws -> HTTPClient.Request {
         var request = ImageDownloadRequest(url: setup.key.url, headers: configuration.headers)
         if let credentials = configuration.credentials {
             request.setValue(credentials.authorizationHeader, forHeader: "Authorization")
@@ -96,17 +149,18 @@ extension ImageDownloader {
             }
             request = modified
         }
-        var http = HTTPClientRequest(url: request.url.absoluteString)
-        http.method = HTTPMethod(rawValue: request.method)
-        for field in request.headers { http.headers.add(name: field.name, value: field.value) }
+        var headers = HTTPHeaders()
+        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        var tls: TLSConfiguration?
         if setup.options.contains(.allowInvalidSSLCertificates) {
             // The configured TLS settings (client certificate, minimum version, …) without
             // certificate verification, for this request only.
-            var tls = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            http.tlsConfiguration = tls
+            tls = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
+            tls?.certificateVerification = .none
         }
-        return http
+        return try HTTPClient.Request(
+            url: request.url.absoluteString, method: HTTPMethod(rawValue: request.method), headers: headers,
+            tlsConfiguration: tls)
     }
 
     /// The response checks of D-6, in order: 304, status, content type, declared size.
@@ -125,69 +179,9 @@ extension ImageDownloader {
         }
     }
 
-    /// Streams the body: size limit, progress, partial images.
-    private func receiveBody(
-        _ body: HTTPClientResponse.Body, id: DownloadID, url: URL, info: ImageResponseInfo, record: DownloadRecord
-    ) async throws -> (Data, ProgressiveDecoding?) {
-        let limit = configuration.maximumResponseSize
-        let expected = info.expectedContentLength
-        var data = Data()
-        if let expected, expected > 0, expected <= limit { data.reserveCapacity(Int(expected)) }
-        var throttle = ProgressThrottle(minimumInterval: configuration.minimumProgressInterval, expected: expected)
-        var progressive: ProgressiveDecoding?
-        var progressiveUnavailable = false
-
-        for try await buffer in body {
-            try Task.checkCancellation()
-            guard Int64(data.count) + Int64(buffer.readableBytes) <= limit else {
-                throw WebImageError.responseTooLarge(limit: limit)
-            }
-            buffer.withUnsafeReadableBytes { data.append(contentsOf: $0) }  // a plain copy, no generic Sequence path
-            let received = Int64(data.count)
-            record.update { $0.receivedBytes = received }
-            guard throttle.shouldReport(received) else { continue }
-            let callers = currentCallers(of: id)
-            for caller in callers { caller.reportProgress(received: received, expected: expected, url: url) }
-
-            // Partial images, at the progress cadence, for callers that asked for them.
-            let wanting = callers.filter(\.wantsProgressive)
-            guard let first = wanting.first, !progressiveUnavailable, expected.map({ received < $0 }) ?? true else { continue }
-            if progressive == nil {
-                if let coder = first.coders.progressiveDecoder(for: data) {
-                    progressive = ProgressiveDecoding(
-                        decoder: coder.makeIncrementalDecoder(options: first.decodeOptions),
-                        options: first.decodeOptions, coders: first.coders)
-                } else if data.count >= 64 * 1024 {
-                    progressiveUnavailable = true  // no progressive coder claims this header
-                }
-            }
-            guard let decoding = progressive else { continue }
-            let snapshot = data
-            let partial = try? await configuration.processingPool.run { try decoding.update(snapshot, isComplete: false) }
-            if let image = partial ?? nil {
-                let result = ImageLoaderResult(image: image, data: snapshot, response: info, finished: false)
-                for caller in wanting where caller.decodeOptions == decoding.options && caller.coders === decoding.coders {
-                    caller.deliverPartial(result)
-                }
-            }
-        }
-        try Task.checkCancellation()
-        let received = Int64(data.count)
-        if let expected, info.value(forHeader: "Content-Encoding") == nil, received != expected {
-            throw WebImageError.transport(
-                TransportError(.connectionLost, "body ended after \(received) of \(expected) bytes"))
-        }
-        if throttle.shouldReportCompletion(received) {
-            for caller in currentCallers(of: id) {
-                caller.reportProgress(received: received, expected: expected ?? received, url: url)
-            }
-        }
-        return (data, progressive)
-    }
-
-    /// Decodes once per distinct (coders, decode options) among the callers, on the processing
-    /// pool, and completes every caller (SPEC D-3: shared bytes, own decoded image).
-    func deliver(_ body: DownloadedBody, to callers: [DownloadCallerSink]) async {
+    /// Decodes once per distinct (coders, decode options) among the callers, and completes every
+    /// caller (SPEC D-3: shared bytes, own decoded image). Runs on a processing-pool thread.
+    func deliver(_ body: DownloadedBody, to callers: [DownloadCallerSink]) {
         struct GroupKey: Hashable {
             let coders: ObjectIdentifier
             let options: DecodeOptions
@@ -198,7 +192,7 @@ extension ImageDownloader {
             if caller.options.contains(.avoidDecodeImage) {
                 caller.finish(.success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true)))
             } else {
-                caller.finish(await decode(body, options: caller.decodeOptions, coders: caller.coders))
+                caller.finish(decode(body, options: caller.decodeOptions, coders: caller.coders))
             }
             return
         }
@@ -217,7 +211,7 @@ extension ImageDownloader {
             }
             let result: Result<ImageLoaderResult, WebImageError>
             if key.decode {
-                result = await decode(body, options: key.options, coders: coders)
+                result = decode(body, options: key.options, coders: coders)
             } else {
                 result = .success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true))
             }
@@ -225,15 +219,17 @@ extension ImageDownloader {
         }
     }
 
-    private func decode(_ body: DownloadedBody, options: DecodeOptions, coders: CodersManager) async -> Result<
+    private func decode(_ body: DownloadedBody, options: DecodeOptions, coders: CodersManager) -> Result<
         ImageLoaderResult, WebImageError
     > {
         let data = body.data
         let progressive = body.progressive.flatMap { $0.options == options && $0.coders === coders ? $0 : nil }
         do {
-            let image = try await configuration.processingPool.run { () throws -> Image in
-                if let progressive, let image = try progressive.update(data, isComplete: true) { return image }
-                return try PipelineMetrics.timedDecode("download") { try coders.decode(data, options: options) }
+            let image: Image
+            if let progressive, let decoded = try progressive.update(data, isComplete: true) {
+                image = decoded
+            } else {
+                image = try PipelineMetrics.timedDecode("download") { try coders.decode(data, options: options) }
             }
             return .success(ImageLoaderResult(image: image, data: data, response: body.response, finished: true))
         } catch let error as WebImageError {

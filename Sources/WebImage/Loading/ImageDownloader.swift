@@ -11,6 +11,13 @@ import Synchronization
 /// order, and decoding on the ``/WebImageCore/ProcessingPool`` (never on NIO event loops or the caller's
 /// thread).
 ///
+/// Each transfer runs on AsyncHTTPClient's delegate API, without a Swift task of its own: the
+/// request is handed to the client on the thread that starts the download, and the response
+/// head, body bytes, progress handlers and ``DownloadObserver``s run on the request's NIO event
+/// loop — keep progress handlers and observers short. Decoding, decryptors, failures and every
+/// completion that needs decoding go to the processing pool; a bytes-only success
+/// (`avoidDecodeImage`, no decryptor) completes on the event loop.
+///
 /// Coordination lives in a pure `DownloaderStateMachine` kept in a `Mutex`; every action it
 /// returns (start a download, cancel a network task) is performed after leaving the lock.
 ///
@@ -219,17 +226,23 @@ public final class ImageDownloader: ImageLoader {
                 return (setup, record)
             }
             guard let (setup, record) = found else { continue }
-            let id = start.id
-            let task = Task { await self.run(id, setup: setup, record: record) }
-            record.attach(task)
+            beginTransfer(start.id, setup: setup, record: record)
         }
     }
 
-    /// One download from request to delivery; always completes the download in the machine.
-    private func run(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord) async {
+    /// The end of one download: completes it in the machine, starts what it frees a slot for,
+    /// and delivers. On a processing-pool thread, decoding happens here; on the event loop (a
+    /// bytes-only download), a caller that joined since and wants decoding sends the delivery
+    /// to the pool.
+    func finishDownload(
+        _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, transferred: Result<ReceivedBody, any Error>,
+        onEventLoop: Bool
+    ) {
         let outcome: Result<DownloadedBody, WebImageError>
         do {
-            outcome = .success(try await transfer(id, setup: setup, record: record))
+            let received = try transferred.get()
+            if record.isCancelled { throw WebImageError.cancelled }
+            outcome = .success(try finishBody(received, id: id, setup: setup))
         } catch {
             outcome = .failure(TransportErrorMapping.map(error))
         }
@@ -242,7 +255,12 @@ public final class ImageDownloader: ImageLoader {
         switch outcome {
         case .success(let body):
             emit(.finished(url: setup.key.url, metrics: record.metrics))
-            await deliver(body, to: completion.callers.map(\.caller))
+            let callers = completion.callers.map(\.caller)
+            if onEventLoop, !callers.allSatisfy({ $0.options.contains(.avoidDecodeImage) }) {
+                configuration.processingPool.submit { self.deliver(body, to: callers) }
+            } else {
+                deliver(body, to: callers)
+            }
         case .failure(let error):
             emit(.failed(url: setup.key.url, error: error, metrics: record.metrics))
             for (_, caller) in completion.callers { caller.finish(.failure(error)) }

@@ -36,7 +36,9 @@ extension ImageLoader {
     }
 }
 
-/// Progress of a load: bytes received, bytes expected (`nil` when unknown), the URL.
+/// Progress of a load: bytes received, bytes expected (`nil` when unknown), the URL. The
+/// downloader calls it on the request's NIO event loop: keep it short (``ImageManager`` only
+/// hands the numbers to its callback queue).
 public typealias ImageLoaderProgress = @Sendable (_ receivedSize: Int64, _ expectedSize: Int64?, _ url: URL) -> Void
 
 /// The completion of a load: partial results first (progressive), then one final call.

@@ -1,0 +1,146 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// What a transfer hands to its completion: the whole body and the state the completion needs.
+struct ReceivedBody: Sendable {
+    let data: Data
+    let response: ImageResponseInfo
+    let progressive: ProgressiveDecoding?
+    let throttle: ProgressThrottle
+}
+
+/// The transfer of one download on AsyncHTTPClient's delegate API: no Swift task per download
+/// and no task resumption per body chunk.
+///
+/// AsyncHTTPClient calls these methods on the request's event loop, one at a time (the futures
+/// returned by `didReceiveHead`/`didReceiveBodyPart` hold the next call back). On the event
+/// loop run only cheap steps: the response head (metrics, cookies, the context's response
+/// modifier, the D-6 checks), appending body bytes and the callers' progress handlers. Partial
+/// decodes go to the ``/WebImageCore/ProcessingPool``; the returned future completes when one is
+/// done, so the event loop never blocks and the server is not read faster than they run.
+final class TransferDelegate: HTTPClientResponseDelegate {
+    typealias Response = ReceivedBody
+
+    private let downloader: ImageDownloader
+    private let id: DownloadID
+    private let setup: ImageDownloader.DownloadSetup
+    private let record: DownloadRecord
+    private let state = Mutex(State())
+
+    /// Mutated on the event loop, and by a pool job while the event loop waits for it (the
+    /// backpressure future), so never concurrently; the `Mutex` states it to the compiler.
+    private struct State {
+        var visits = 0
+        var finalURL: URL?
+        var info: ImageResponseInfo?
+        var data = Data()
+        var throttle = ProgressThrottle(minimumInterval: 0, expected: nil)
+        var progressive: ProgressiveDecoding?
+        var progressiveUnavailable = false
+    }
+
+    init(downloader: ImageDownloader, id: DownloadID, setup: ImageDownloader.DownloadSetup, record: DownloadRecord) {
+        self.downloader = downloader
+        self.id = id
+        self.setup = setup
+        self.record = record
+    }
+
+    func didVisitURL(task: HTTPClient.Task<ReceivedBody>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        state.withLock {
+            $0.visits += 1
+            $0.finalURL = request.url
+        }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<ReceivedBody>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let (visits, finalURL) = state.withLock { ($0.visits, $0.finalURL) }
+        do {
+            let info = try downloader.acceptResponse(
+                head, url: finalURL ?? setup.key.url, redirects: max(0, visits - 1), setup: setup, record: record)
+            let configuration = downloader.configuration
+            let limit = configuration.maximumResponseSize
+            let expected = info.expectedContentLength
+            state.withLock {
+                $0.info = info
+                $0.throttle = ProgressThrottle(minimumInterval: configuration.minimumProgressInterval, expected: expected)
+                if let expected, expected > 0, expected <= limit { $0.data.reserveCapacity(Int(expected)) }
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<ReceivedBody>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let limit = downloader.configuration.maximumResponseSize
+        let appended = state.withLock { state -> (received: Int64, report: Bool)? in
+            guard Int64(state.data.count) + Int64(buffer.readableBytes) <= limit else { return nil }
+            buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }  // a plain copy
+            let received = Int64(state.data.count)
+            return (received, state.throttle.shouldReport(received))
+        }
+        guard let (received, report) = appended else {
+            return task.eventLoop.makeFailedFuture(WebImageError.responseTooLarge(limit: limit))
+        }
+        record.update { $0.receivedBytes = received }
+        guard report else { return task.eventLoop.makeSucceededVoidFuture() }
+        // Progress handlers run here, on the event loop (the ImageManager's handler only hands the
+        // numbers to its callback queue): sending them to the pool would put reading the
+        // socket behind the decodes queued there.
+        let callers = downloader.currentCallers(of: id)
+        let expected = state.withLock { $0.info?.expectedContentLength }
+        for caller in callers { caller.reportProgress(received: received, expected: expected, url: setup.key.url) }
+        let wanting = callers.filter(\.wantsProgressive)
+        guard !wanting.isEmpty, expected.map({ received < $0 }) ?? true else {
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        // A partial image is decoded on the pool; the next body part waits for it.
+        let promise = task.eventLoop.makePromise(of: Void.self)
+        downloader.configuration.processingPool.submit {
+            self.decodePartial(for: wanting)
+            promise.succeed(())
+        }
+        return promise.futureResult
+    }
+
+    func didReceiveError(task: HTTPClient.Task<ReceivedBody>, _ error: any Error) {}
+
+    func didFinishRequest(task: HTTPClient.Task<ReceivedBody>) throws -> ReceivedBody {
+        let finished = state.withLock { state -> ReceivedBody? in
+            guard let info = state.info else { return nil }
+            return ReceivedBody(data: state.data, response: info, progressive: state.progressive, throttle: state.throttle)
+        }
+        guard let finished else {
+            throw WebImageError.invalidDownloadResponse(reason: "the request finished without a response")
+        }
+        return finished
+    }
+
+    /// On a pool thread: a partial image of the bytes so far, for the callers that asked.
+    private func decodePartial(for wanting: [DownloadCallerSink]) {
+        let (info, snapshot) = state.withLock { ($0.info, $0.data) }
+        guard let info, let first = wanting.first else { return }
+        let decoding = state.withLock { state -> ProgressiveDecoding? in
+            guard !state.progressiveUnavailable else { return nil }
+            if state.progressive == nil {
+                if let coder = first.coders.progressiveDecoder(for: snapshot) {
+                    state.progressive = ProgressiveDecoding(
+                        decoder: coder.makeIncrementalDecoder(options: first.decodeOptions),
+                        options: first.decodeOptions, coders: first.coders)
+                } else if snapshot.count >= 64 * 1024 {
+                    state.progressiveUnavailable = true  // no progressive coder claims this header
+                }
+            }
+            return state.progressive
+        }
+        guard let decoding, let image = (try? decoding.update(snapshot, isComplete: false)) ?? nil else { return }
+        let result = ImageLoaderResult(image: image, data: snapshot, response: info, finished: false)
+        for caller in wanting where caller.decodeOptions == decoding.options && caller.coders === decoding.coders {
+            caller.deliverPartial(result)
+        }
+    }
+}
