@@ -13,7 +13,7 @@ struct CacheCommand: ParsableCommand {
 
 /// Options shared by the `cache` subcommands.
 struct CacheLocationOptions: ParsableArguments {
-    @Option(name: .customLong("cache-dir"), help: "The cache directory (default: the default namespace).")
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The cache directory (default: the default namespace).", valueName: "dir"))
     var cacheDirectory: String?
 
     @Flag(help: "Print JSON.")
@@ -72,10 +72,10 @@ struct CacheCleanCommand: ParsableCommand {
 
     @OptionGroup var location: CacheLocationOptions
 
-    @Option(name: .customLong("max-age"), help: "Maximum age in seconds (default one week; negative: never).")
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("Maximum age in seconds (default one week; negative: never).", valueName: "seconds"))
     var maxAge: Double?
 
-    @Option(name: .customLong("max-size"), help: "Maximum total bytes; trims to half when over (0: unlimited).")
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("Maximum total bytes; trims to half when over (0: unlimited).", valueName: "bytes"))
     var maxSize: Int?
 
     func run() throws {

@@ -86,6 +86,30 @@ struct LoadingTLSTests {
         }
     }
 
+    @Test("Given a trusted certificate that names another host, then a tls error naming the host mismatch and no request; allowing invalid certificates loads")
+    func hostNameMismatchFails() async throws {
+        let certificate = try SelfSignedCertificate(dnsNames: ["elsewhere.invalid"], includesLoopbackAddress: false)
+        let server = HTTPTestServer(tls: .selfSigned, certificate: certificate)
+        try await withServerAndDownloader(server, configuration: { server in
+            var configuration = try trusting(server)
+            configuration.retriesFailedConnections = false
+            return configuration
+        }) { server, downloader in
+            server.route("/a.raw", .ok(image))
+            let result = await loadFinal(downloader, server.url("/a.raw"))
+            #expect(result.transportKind == .tls)
+            if case .failure(.transport(let error)) = result {
+                #expect(error.message.contains("does not match the host"))
+                #expect(!error.isTransient)
+            }
+            #expect(server.requestCount("/a.raw") == 0)
+
+            let allowed = await loadFinal(downloader, server.url("/a.raw"), options: .allowInvalidSSLCertificates)
+            #expect((try? allowed.get().image?.width) == 6)
+            #expect(server.requestCount("/a.raw") == 1)
+        }
+    }
+
     @Test(
         "Given ALPN offers, then the request uses HTTP/2 when h2 is offered and HTTP/1.1 when only http/1.1 is",
         arguments: [
