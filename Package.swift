@@ -158,7 +158,11 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             // NIOSSL: the TLS tests build a `TLSConfiguration` that trusts the test certificate.
-            dependencies: ["WebImage", "WebImageTesting", .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            // MetricsTestKit: the metrics tests give a manager a `TestMetrics` factory.
+            dependencies: [
+                "WebImage", "WebImageTesting", .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Runs the built `webimage` binary (found next to the test bundle) as a subprocess.

@@ -57,7 +57,7 @@ extension ImageManager {
         progress: ImageProgressHandler? = nil
     ) async throws -> ImageResult {
         guard let url = URL(string: urlString), Self.isLoadable(url) else {
-            throw WebImageError.invalidURL(urlString)
+            throw rejectedURLString(urlString)
         }
         return try await loadImage(with: url, options: options, context: context, progress: progress)
     }

@@ -38,8 +38,9 @@ extension ImageManager {
         completed: @escaping ImageCompletionHandler
     ) -> (any ImageOperation)? {
         guard let url = URL(string: urlString) else {
+            let error = rejectedURLString(urlString)
             let queue = context.callbackQueue ?? callbackQueue
-            queue.execute { completed(.failure(.invalidURL(urlString))) }
+            queue.execute { completed(.failure(error)) }
             return nil
         }
         return loadImage(with: url, options: options, context: context, progress: progress, completed: completed)
@@ -48,15 +49,23 @@ extension ImageManager {
     /// Starts a load. `ended` runs once after the load ended, whichever way.
     /// - Returns: the operation, or `nil` when the load already ended (invalid URL, failed URL,
     ///   or a memory hit served on the fast path).
+    /// The error for a string that is not a loadable URL, counted as a request that failed.
+    func rejectedURLString(_ urlString: String) -> WebImageError {
+        let error = WebImageError.invalidURL(urlString)
+        metrics.requests.increment()
+        metrics.failure(error)
+        return error
+    }
+
     @discardableResult
     func start(
         _ url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageProgressHandler?,
         completed: @escaping ImageCompletionHandler, ended: (@Sendable () -> Void)?
     ) -> ImageCombinedOperation? {
-        PipelineMetrics.requests.increment()
+        metrics.requests.increment()
         let settings = self.settings.withLock { $0 }
         guard let url, Self.isLoadable(url) else {
-            PipelineMetrics.failure(.invalidURL(url?.absoluteString))
+            metrics.failure(.invalidURL(url?.absoluteString))
             (context.callbackQueue ?? settings.callbackQueue).execute { completed(.failure(.invalidURL(url?.absoluteString))) }
             ended?()
             return nil
@@ -69,7 +78,7 @@ extension ImageManager {
         let queue = settled.context.callbackQueue ?? settings.callbackQueue
         // M-3: a URL that failed before fails at once, touching nothing, unless retryFailed.
         if !settled.options.contains(.retryFailed) && failedURLs.contains(url) {
-            PipelineMetrics.blacklistHits.increment()
+            metrics.blacklistHits.increment()
             PipelineMetrics.logger.debug("blocked failed URL", metadata: ["url": "\(url)"])
             queue.execute { completed(.failure(.blackListed)) }
             ended?()
@@ -78,7 +87,7 @@ extension ImageManager {
         // K-1: a memory hit is synchronous — no request, no operation, no bookkeeping.
         let cache = settled.context.imageCache ?? imageCache
         if let image = memoryHit(url, settled, cache) {
-            PipelineMetrics.memoryHits.increment()
+            metrics.memoryHits.increment()
             if case .current = queue {
                 completed(.success(ImageResult(image: image, cacheType: .memory, url: url)))
             } else {
@@ -149,14 +158,14 @@ extension ImageManager {
         ) { [self] result in
             guard !result.isCancelled, !operation.isCancelled else { return }
             if Self.isHit(result, request.options) {
-                Self.countHit(result.cacheType)
+                countHit(result.cacheType)
                 decideDownload(request, operation, cached: result)
             } else if request.hasDerivedKey, let originalKey = request.originalKey,
                 let originalType = request.context.originalQueryCacheType, originalType != .none
             {
                 queryOriginal(request, operation, key: originalKey, cacheType: originalType)
             } else {
-                PipelineMetrics.misses.increment()
+                metrics.misses.increment()
                 decideDownload(request, operation, cached: nil)
             }
         }
@@ -177,10 +186,10 @@ extension ImageManager {
         ) { [self] result in
             guard !result.isCancelled, !operation.isCancelled else { return }
             guard Self.isHit(result, request.options), let image = result.image else {
-                PipelineMetrics.misses.increment()
+                metrics.misses.increment()
                 return decideDownload(request, operation, cached: nil)
             }
-            Self.countHit(result.cacheType)
+            countHit(result.cacheType)
             Task {
                 guard let derived = await transform(image, request) else {
                     return decideDownload(request, operation, cached: nil)
@@ -199,8 +208,8 @@ extension ImageManager {
         result.image != nil || (options.contains(.avoidDecodeImage) && result.data != nil)
     }
 
-    static func countHit(_ cacheType: ImageCacheType) {
-        if cacheType == .memory { PipelineMetrics.memoryHits.increment() } else { PipelineMetrics.diskHits.increment() }
+    func countHit(_ cacheType: ImageCacheType) {
+        if cacheType == .memory { metrics.memoryHits.increment() } else { metrics.diskHits.increment() }
     }
 
     // MARK: download decision (M-8)
@@ -221,7 +230,7 @@ extension ImageManager {
         }
         guard shouldDownload else {
             if let cachedResult {
-                PipelineMetrics.loadDuration(source: cachedResult.cacheType, since: request.startTime)
+                metrics.loadDuration(source: cachedResult.cacheType, since: request.startTime)
                 operation.end(.success(cachedResult))
             } else {
                 // No cached image and no download allowed: no image and no error (SPEC M-8).
@@ -235,7 +244,7 @@ extension ImageManager {
         } else if let image = memoryHitBeforeDownload(request) {
             // The same image finished loading for another request while this one was querying
             // the disk: use it rather than download it again.
-            PipelineMetrics.memoryHits.increment()
+            metrics.memoryHits.increment()
             operation.end(.success(ImageResult(image: image, cacheType: .memory, url: request.url)))
             return
         }
@@ -263,7 +272,7 @@ extension ImageManager {
             let validators = HTTPCacheValidators(entityTag: extended.eTag, lastModified: extended.lastModified)
             if !validators.isEmpty { context.cachedResponseValidators = validators }
         }
-        PipelineMetrics.downloads.increment()
+        metrics.downloads.increment()
         let token = request.loader.requestImage(
             with: request.url, options: request.options, context: context,
             progress: { received, expected, url in
@@ -292,13 +301,13 @@ extension ImageManager {
             if failedURLs.recordFailure(request.url, error: error, loaderAllows: loaderAllows) {
                 PipelineMetrics.logger.info("URL added to the failed list", metadata: ["url": "\(request.url)", "error": "\(error.code)"])
             }
-            PipelineMetrics.failure(error)
+            metrics.failure(error)
             operation.end(.failure(error))
         case .success(let value) where !value.finished:
             operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
         case .success(let value):
             if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
-            PipelineMetrics.downloadBytes.increment(by: Int64(value.data.count))
+            metrics.downloadBytes.increment(by: Int64(value.data.count))
             // Without a transform, the memory cache is filled right here, synchronously: the
             // downloader has just ended this download, and a request for the same URL arriving
             // before the asynchronous part below must find the image instead of downloading it
@@ -371,7 +380,7 @@ extension ImageManager {
                 operation: operation, extendedData: extended, includeMemory: !memoryStored)
         }
         guard !operation.isCancelled else { return }
-        PipelineMetrics.loadDuration(source: .none, since: request.startTime)
+        metrics.loadDuration(source: .none, since: request.startTime)
         operation.end(.success(ImageResult(image: final, data: value.data, cacheType: .none, url: request.url)))
     }
 
@@ -381,7 +390,7 @@ extension ImageManager {
         let key = request.originalKey ?? request.url.absoluteString
         let start = DispatchTime.now().uptimeNanoseconds
         let result = try? await ProcessingPool.shared.run { transformer.transform(image, key: key) }
-        PipelineMetrics.transformDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
+        metrics.transformDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
         return result ?? nil
     }
 

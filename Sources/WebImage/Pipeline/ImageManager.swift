@@ -63,10 +63,26 @@ public final class ImageManager: ImageManaging {
     }
     private let running = Mutex<[ObjectIdentifier: ImageCombinedOperation]>([:])
 
-    /// A manager over `cache` and `loader`.
-    public init(cache: ImageCache = ImageManager.defaultImageCache, loader: any ImageLoader = ImageManager.defaultImageLoader) {
+    /// The counters and timers this manager reports (SPEC X-7).
+    let metrics: PipelineMetrics
+
+    /// A manager over `cache` and `loader`, reporting its counters and timers through
+    /// `metricsFactory` (the metrics are listed in <doc:Performance>).
+    ///
+    /// - Parameters:
+    ///   - cache: The cache to query and fill.
+    ///   - loader: The loader to download with.
+    ///   - metricsFactory: Where the pipeline's counters and timers go. The default is the
+    ///     factory bootstrapped with `MetricsSystem.bootstrap` when the manager is made, so
+    ///     bootstrap before the first use of ``shared``; a test passes its own factory (for
+    ///     example swift-metrics' `TestMetrics`) to read one manager's numbers.
+    public init(
+        cache: ImageCache = ImageManager.defaultImageCache, loader: any ImageLoader = ImageManager.defaultImageLoader,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         imageCache = cache
         imageLoader = loader
+        metrics = PipelineMetrics(factory: metricsFactory)
     }
 
     /// A global hook that may rewrite the options and context of every request (SPEC M-7).
@@ -142,7 +158,7 @@ public final class ImageManager: ImageManaging {
             running[ObjectIdentifier(operation)] = operation
             return running.count
         }
-        PipelineMetrics.runningOperations.record(count)
+        metrics.runningOperations.record(count)
     }
 
     func unregister(_ operation: ImageCombinedOperation) {
@@ -150,6 +166,6 @@ public final class ImageManager: ImageManaging {
             running[ObjectIdentifier(operation)] = nil
             return running.count
         }
-        PipelineMetrics.runningOperations.record(count)
+        metrics.runningOperations.record(count)
     }
 }

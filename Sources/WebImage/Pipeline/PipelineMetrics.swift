@@ -1,9 +1,10 @@
+import CoreMetrics
 import Dispatch
 import Logging
-import CoreMetrics
 
-/// The pipeline's counters and timers (SPEC X-7), reported through swift-metrics to whatever
-/// backend the application bootstraps (none by default: then they cost next to nothing).
+/// The pipeline's counters and timers (SPEC X-7), reported through swift-metrics to the factory
+/// an ``ImageManager`` was made with — by default the one the application bootstraps (none by
+/// default: then they cost next to nothing).
 ///
 /// | metric | kind | dimensions |
 /// |---|---|---|
@@ -19,18 +20,60 @@ import CoreMetrics
 /// | `webimage_transform_duration_seconds` | timer | — |
 /// | `webimage_running_operations` | gauge | — |
 ///
-enum PipelineMetrics {
+/// Decode durations are measured where decoding happens (the downloader, the local loader, the
+/// image cache), which serve several managers, so they always go to the bootstrapped factory.
+struct PipelineMetrics: Sendable {
     static let logger = Logger(label: "swift-web-image.manager")
 
-    static let requests = Counter(label: "webimage_requests_total")
-    static let memoryHits = Counter(label: "webimage_cache_hits_total", dimensions: [("layer", "memory")])
-    static let diskHits = Counter(label: "webimage_cache_hits_total", dimensions: [("layer", "disk")])
-    static let misses = Counter(label: "webimage_cache_misses_total")
-    static let downloads = Counter(label: "webimage_downloads_total")
-    static let downloadBytes = Counter(label: "webimage_download_bytes_total")
-    static let blacklistHits = Counter(label: "webimage_blacklist_hits_total")
-    static let transformDuration = CoreMetrics.Timer(label: "webimage_transform_duration_seconds")
-    static let runningOperations = Gauge(label: "webimage_running_operations")
+    let requests: Counter
+    let memoryHits: Counter
+    let diskHits: Counter
+    let misses: Counter
+    let downloads: Counter
+    let downloadBytes: Counter
+    let blacklistHits: Counter
+    let transformDuration: CoreMetrics.Timer
+    let runningOperations: Gauge
+    private let memoryLoadDuration: CoreMetrics.Timer
+    private let diskLoadDuration: CoreMetrics.Timer
+    private let networkLoadDuration: CoreMetrics.Timer
+    private let factory: any MetricsFactory
+
+    /// The pipeline's metrics, made by `factory`.
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        requests = Counter(label: "webimage_requests_total", factory: factory)
+        memoryHits = Counter(label: "webimage_cache_hits_total", dimensions: [("layer", "memory")], factory: factory)
+        diskHits = Counter(label: "webimage_cache_hits_total", dimensions: [("layer", "disk")], factory: factory)
+        misses = Counter(label: "webimage_cache_misses_total", factory: factory)
+        downloads = Counter(label: "webimage_downloads_total", factory: factory)
+        downloadBytes = Counter(label: "webimage_download_bytes_total", factory: factory)
+        blacklistHits = Counter(label: "webimage_blacklist_hits_total", factory: factory)
+        transformDuration = CoreMetrics.Timer(label: "webimage_transform_duration_seconds", factory: factory)
+        runningOperations = Gauge(label: "webimage_running_operations", factory: factory)
+        memoryLoadDuration = CoreMetrics.Timer(
+            label: "webimage_load_duration_seconds", dimensions: [("source", "memory")], factory: factory)
+        diskLoadDuration = CoreMetrics.Timer(
+            label: "webimage_load_duration_seconds", dimensions: [("source", "disk")], factory: factory)
+        networkLoadDuration = CoreMetrics.Timer(
+            label: "webimage_load_duration_seconds", dimensions: [("source", "network")], factory: factory)
+    }
+
+    /// Counts a failed load under its error code.
+    func failure(_ error: WebImageError) {
+        Counter(label: "webimage_failures_total", dimensions: [("error", error.code)], factory: factory).increment()
+    }
+
+    /// Records the time from `start` (uptime nanoseconds) to now under the result's source.
+    func loadDuration(source: ImageCacheType, since start: UInt64) {
+        let timer: CoreMetrics.Timer
+        switch source {
+        case .memory: timer = memoryLoadDuration
+        case .disk: timer = diskLoadDuration
+        case .none, .all: timer = networkLoadDuration
+        }
+        timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
+    }
 
     private static let decodeTimers: [String: CoreMetrics.Timer] = Dictionary(
         uniqueKeysWithValues: ["download", "disk", "file"].map {
@@ -42,26 +85,5 @@ enum PipelineMetrics {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { decodeTimers[stage]?.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start)) }
         return try decode()
-    }
-
-    static func failure(_ error: WebImageError) {
-        Counter(label: "webimage_failures_total", dimensions: [("error", error.code)]).increment()
-    }
-
-    private static let memoryLoadDuration = CoreMetrics.Timer(
-        label: "webimage_load_duration_seconds", dimensions: [("source", "memory")])
-    private static let diskLoadDuration = CoreMetrics.Timer(
-        label: "webimage_load_duration_seconds", dimensions: [("source", "disk")])
-    private static let networkLoadDuration = CoreMetrics.Timer(
-        label: "webimage_load_duration_seconds", dimensions: [("source", "network")])
-
-    static func loadDuration(source: ImageCacheType, since start: UInt64) {
-        let timer: CoreMetrics.Timer
-        switch source {
-        case .memory: timer = memoryLoadDuration
-        case .disk: timer = diskLoadDuration
-        case .none, .all: timer = networkLoadDuration
-        }
-        timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
     }
 }
