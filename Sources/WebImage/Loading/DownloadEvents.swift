@@ -33,6 +33,9 @@ public struct DownloadMetrics: Sendable, Hashable {
     public var redirectCount: Int = 0
     /// The status code of the final response.
     public var statusCode: Int?
+    /// Body bytes that came from an earlier, interrupted download of the URL (SPEC X-3): the
+    /// response continued it with `206 Partial Content`. Included in ``receivedBytes``.
+    public var resumedBytes: Int64 = 0
 
     /// Empty metrics.
     public init() {}

@@ -35,21 +35,45 @@ extension ImageDownloader {
     /// D-8); the outcome goes to ``finishDownload(_:setup:record:transferred:)`` on the
     /// processing pool. Runs on the thread that started the download; never blocks.
     func beginTransfer(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord) {
-        let request: HTTPClient.Request
-        do {
-            guard !record.isCancelled else { throw WebImageError.cancelled }
-            request = try buildRequest(setup)
-        } catch {
-            completeTransfer(id, setup: setup, record: record, .failure(error))
+        guard !record.isCancelled else {
+            completeTransfer(id, setup: setup, record: record, .failure(WebImageError.cancelled))
             return
         }
         record.update { $0.startDate = Date() }
         emit(.started(url: setup.key.url))
+        // A revalidation asks whether the cached copy is current; it never continues a body.
+        let resumed = setup.key.validators == nil ? resumableData.take(for: setup.key.url) : nil
+        send(id, setup: setup, record: record, resuming: resumed)
+    }
+
+    /// Sends the request, continuing `resumed` when given (SPEC X-3). A resumed request the
+    /// server answers with anything but a fitting `206` or a `200` is sent once more, whole.
+    private func send(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, resuming resumed: ResumableDataStore.Entry?) {
+        let request: HTTPClient.Request
+        do {
+            guard !record.isCancelled else { throw WebImageError.cancelled }
+            request = try buildRequest(setup, resuming: resumed)
+        } catch {
+            if let resumed { resumableData.store(resumed, for: setup.key.url) }
+            completeTransfer(id, setup: setup, record: record, .failure(error))
+            return
+        }
         let duration = TimeAmount.milliseconds(Int64(max(0.001, configuration.maximumRequestDuration) * 1000))
-        let delegate = TransferDelegate(downloader: self, id: id, setup: setup, record: record)
+        let delegate = TransferDelegate(downloader: self, id: id, setup: setup, record: record, resumed: resumed)
         let task = client.execute(request: request, delegate: delegate, eventLoop: .indifferent, deadline: .now() + duration)
         record.attach { task.cancel() }
         task.futureResult.whenComplete { result in
+            if case .failure(let error) = result {
+                if error is ResumeRejected {
+                    self.send(id, setup: setup, record: record, resuming: nil)
+                    return
+                }
+                // Kept after transport failures and cancellation; a response the checks refused
+                // (a WebImageError) is not worth continuing.
+                if !(error is WebImageError), let entry = delegate.resumableEntry() {
+                    self.resumableData.store(entry, for: setup.key.url)
+                }
+            }
             self.completeTransfer(id, setup: setup, record: record, result.mapError { $0 })
         }
     }
@@ -110,6 +134,7 @@ extension ImageDownloader {
         let count = Int64(data.count)
         let expected = info.expectedContentLength
         if let expected, info.value(forHeader: "Content-Encoding") == nil, count != expected {
+            if let entry = received.resumable { resumableData.store(entry, for: setup.key.url) }
             throw WebImageError.transport(TransportError(.connectionLost, "body ended after \(count) of \(expected) bytes"))
         }
         var throttle = received.throttle
@@ -129,10 +154,14 @@ extension ImageDownloader {
         return DownloadedBody(data: bytes, response: info, progressive: setup.context.decryptor == nil ? received.progressive : nil)
     }
 
-    /// The request D-5 describes: default headers, credentials, validators, cookies, then the
-    /// context's request modifier.
-    func buildRequest(_ setup: DownloadSetup) throws -> HTTPClient.Request {
+    /// The request D-5 describes: default headers, the range of a resumed download,
+    /// credentials, validators, cookies, then the context's request modifier.
+    func buildRequest(_ setup: DownloadSetup, resuming resumed: ResumableDataStore.Entry? = nil) throws -> HTTPClient.Request {
         var request = ImageDownloadRequest(url: setup.key.url, headers: configuration.headers)
+        if let resumed {
+            request.setValue("bytes=\(resumed.data.count)-", forHeader: "Range")
+            request.setValue(resumed.validator, forHeader: "If-Range")
+        }
         if let credentials = configuration.credentials {
             request.setValue(credentials.authorizationHeader, forHeader: "Authorization")
         }

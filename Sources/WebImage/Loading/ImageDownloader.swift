@@ -32,6 +32,8 @@ public final class ImageDownloader: ImageLoader {
     /// The cookie store used for requests with `handleCookies`.
     public let cookieJar: CookieJar
     let client: HTTPClient
+    /// Partial bodies of interrupted downloads (SPEC X-3).
+    let resumableData: ResumableDataStore
     private let state: Mutex<LockedState>
     private let observers = Mutex<(next: Int, byID: [Int: DownloadObserver])>((0, [:]))
 
@@ -52,6 +54,7 @@ public final class ImageDownloader: ImageLoader {
     public init(configuration: ImageDownloaderConfiguration = ImageDownloaderConfiguration(), cookieJar: CookieJar = CookieJar()) {
         self.configuration = configuration
         self.cookieJar = cookieJar
+        self.resumableData = ResumableDataStore(capacity: configuration.resumableDataCapacity)
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration))
         self.state = Mutex(
             LockedState(

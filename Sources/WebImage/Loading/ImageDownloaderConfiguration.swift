@@ -72,6 +72,19 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var tlsConfiguration: TLSConfiguration?
     /// Transparent gzip/deflate decompression (default on; bounded by ``maximumResponseSize``).
     public var decompression: Bool = true
+    /// Bytes of partial bodies kept in memory to resume interrupted downloads (default 32 MiB;
+    /// 0 turns resumption off; SPEC X-3).
+    ///
+    /// When a download fails or is cancelled part-way and the server offered byte ranges
+    /// (`Accept-Ranges: bytes`, a `Content-Length`, no `Content-Encoding`) with a strong `ETag`
+    /// or a `Last-Modified`, the bytes received are kept. The next download of the URL sends
+    /// `Range: bytes=<received>-` and `If-Range`, and a `206 Partial Content` answer is joined to
+    /// them; callers then see the complete response (status 200, the whole `Content-Length`),
+    /// and ``DownloadMetrics/resumedBytes`` counts the bytes that came from before. A `200`
+    /// answer (the image changed) replaces them. Any other answer, or a `206` for the wrong
+    /// range, is retried once without a range. Revalidations (``WebImageOptions/refreshCached``)
+    /// never resume.
+    public var resumableDataCapacity: Int = 32 * 1024 * 1024
     /// The coders used when the context names none (default `CodersManager.shared`).
     public var coders: CodersManager?
     /// Where decodes run (default `ProcessingPool.shared`, SPEC C-7).

@@ -10,7 +10,13 @@ struct ReceivedBody: Sendable {
     let response: ImageResponseInfo
     let progressive: ProgressiveDecoding?
     let throttle: ProgressThrottle
+    /// What to keep if the body turns out to be cut short (SPEC X-3).
+    let resumable: ResumableDataStore.Entry?
 }
+
+/// A resumed request was answered with something other than a fitting `206` or a `200`: the
+/// downloader sends it again without a range.
+struct ResumeRejected: Error {}
 
 /// The transfer of one download on AsyncHTTPClient's delegate API: no Swift task per download
 /// and no task resumption per body chunk.
@@ -40,13 +46,24 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         var throttle = ProgressThrottle(minimumInterval: 0, expected: nil)
         var progressive: ProgressiveDecoding?
         var progressiveUnavailable = false
+        /// The earlier partial body this request continues, until the response head says
+        /// whether it does.
+        var resumed: ResumableDataStore.Entry?
+        /// Whether the response head arrived.
+        var headReceived = false
+        /// The validator to resume this response with, when it can be resumed.
+        var resumeValidator: String?
     }
 
-    init(downloader: ImageDownloader, id: DownloadID, setup: ImageDownloader.DownloadSetup, record: DownloadRecord) {
+    init(
+        downloader: ImageDownloader, id: DownloadID, setup: ImageDownloader.DownloadSetup, record: DownloadRecord,
+        resumed: ResumableDataStore.Entry?
+    ) {
         self.downloader = downloader
         self.id = id
         self.setup = setup
         self.record = record
+        state.withLock { $0.resumed = resumed }
     }
 
     func didVisitURL(task: HTTPClient.Task<ReceivedBody>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
@@ -57,8 +74,30 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(task: HTTPClient.Task<ReceivedBody>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let (visits, finalURL) = state.withLock { ($0.visits, $0.finalURL) }
+        let (visits, finalURL, resumed) = state.withLock { state in
+            state.headReceived = true
+            return (state.visits, state.finalURL, state.resumed)
+        }
         do {
+            var head = head
+            var prefix = Data()
+            if let resumed {
+                let continued = try Self.continuation(of: resumed, in: head)
+                if let continued {
+                    head = continued
+                    prefix = resumed.data
+                    record.update {
+                        $0.resumedBytes = Int64(prefix.count)
+                        $0.receivedBytes = Int64(prefix.count)
+                    }
+                }
+            }
+            let validator = Self.resumeValidator(head, resumed: prefix.isEmpty ? nil : resumed)
+            state.withLock {
+                $0.resumed = nil
+                $0.resumeValidator = validator
+                $0.data = prefix
+            }
             let info = try downloader.acceptResponse(
                 head, url: finalURL ?? setup.key.url, redirects: max(0, visits - 1), setup: setup, record: record)
             let configuration = downloader.configuration
@@ -68,6 +107,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
                 $0.info = info
                 $0.throttle = ProgressThrottle(minimumInterval: configuration.minimumProgressInterval, expected: expected)
                 if let expected, expected > 0, expected <= limit { $0.data.reserveCapacity(Int(expected)) }
+                if !$0.data.isEmpty { _ = $0.throttle.shouldReport(Int64($0.data.count)) }
             }
             return task.eventLoop.makeSucceededVoidFuture()
         } catch {
@@ -112,12 +152,67 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     func didFinishRequest(task: HTTPClient.Task<ReceivedBody>) throws -> ReceivedBody {
         let finished = state.withLock { state -> ReceivedBody? in
             guard let info = state.info else { return nil }
-            return ReceivedBody(data: state.data, response: info, progressive: state.progressive, throttle: state.throttle)
+            return ReceivedBody(
+                data: state.data, response: info, progressive: state.progressive, throttle: state.throttle,
+                resumable: Self.resumableEntry(state))
         }
         guard let finished else {
             throw WebImageError.invalidDownloadResponse(reason: "the request finished without a response")
         }
         return finished
+    }
+
+    /// What to keep after this transfer failed (SPEC X-3): the bytes received when the response
+    /// can be resumed, or the entry this request was to continue when no response came.
+    func resumableEntry() -> ResumableDataStore.Entry? {
+        state.withLock { state in
+            state.headReceived ? Self.resumableEntry(state) : state.resumed
+        }
+    }
+
+    private static func resumableEntry(_ state: State) -> ResumableDataStore.Entry? {
+        guard let validator = state.resumeValidator, let expected = state.info?.expectedContentLength,
+            !state.data.isEmpty, Int64(state.data.count) < expected
+        else { return nil }
+        return ResumableDataStore.Entry(data: state.data, validator: validator)
+    }
+
+    /// The head callers see for a response to a resumed request: for a `206` continuing
+    /// `resumed` exactly, the whole representation's (status 200, the total `Content-Length`,
+    /// no `Content-Range`); `nil` for a `200` (a new body: the partial one is dropped).
+    /// - Throws: ``ResumeRejected`` for any other answer.
+    static func continuation(of resumed: ResumableDataStore.Entry, in head: HTTPResponseHead) throws -> HTTPResponseHead? {
+        switch head.status {
+        case .ok:
+            return nil
+        case .partialContent:
+            guard let value = head.headers.first(name: "Content-Range"), let range = ContentRange(value),
+                range.first == Int64(resumed.data.count), range.last == range.total - 1,
+                head.headers.first(name: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
+            else { throw ResumeRejected() }
+            var whole = head
+            whole.status = .ok
+            whole.headers.remove(name: "Content-Range")
+            whole.headers.replaceOrAdd(name: "Content-Length", value: String(range.total))
+            return whole
+        default:
+            throw ResumeRejected()
+        }
+    }
+
+    /// The validator to send in `If-Range` when resuming a response with `head`, or `nil` when
+    /// it cannot be resumed: a 200 with byte ranges offered (or one continuing `resumed`), a
+    /// length, no content coding, and a strong `ETag` or a `Last-Modified`.
+    static func resumeValidator(_ head: HTTPResponseHead, resumed: ResumableDataStore.Entry?) -> String? {
+        let headers = head.headers
+        guard head.status == .ok, headers.first(name: "Content-Length") != nil,
+            headers.first(name: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
+        else { return nil }
+        if resumed == nil {
+            guard headers[canonicalForm: "Accept-Ranges"].contains(where: { $0.lowercased() == "bytes" }) else { return nil }
+        }
+        if let tag = headers.first(name: "ETag"), !tag.hasPrefix("W/") { return tag }
+        return headers.first(name: "Last-Modified") ?? resumed?.validator
     }
 
     /// On a pool thread: a partial image of the bytes so far, for the callers that asked.

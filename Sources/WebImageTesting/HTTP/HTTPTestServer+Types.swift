@@ -115,4 +115,36 @@ extension HTTPTestServer {
             return Response(status: 200, headers: [("Content-Type", contentType)] + validators, body: body)
         }
     }
+
+    /// A handler serving `body` with byte ranges, as a server that supports resumption does.
+    ///
+    /// Every response carries `Accept-Ranges: bytes` and the given validators. A request with
+    /// `Range: bytes=<first>-` or `bytes=<first>-<last>` gets `206 Partial Content` with that
+    /// part and a `Content-Range`, unless its `If-Range` names neither validator (then `200`
+    /// with the whole body, as RFC 9110 says); a range starting at or beyond the end gets `416`
+    /// with `Content-Range: bytes */<size>`. Other `Range` forms are ignored (`200`).
+    public static func ranges(
+        _ body: Data, entityTag: String?, lastModified: String?, contentType: String = "application/octet-stream"
+    ) -> Handler {
+        { request in
+            var headers: [(name: String, value: String)] = [("Content-Type", contentType), ("Accept-Ranges", "bytes")]
+            if let entityTag { headers.append(("ETag", entityTag)) }
+            if let lastModified { headers.append(("Last-Modified", lastModified)) }
+            let whole = Response(status: 200, headers: headers, body: body)
+            guard let range = request.header("Range"), range.hasPrefix("bytes=") else { return whole }
+            if let condition = request.header("If-Range"), condition != entityTag, condition != lastModified {
+                return whole
+            }
+            let bounds = range.dropFirst("bytes=".count).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = Int(bounds[0]), first >= 0 else { return whole }
+            guard first < body.count else {
+                return Response(status: 416, headers: headers + [("Content-Range", "bytes */\(body.count)")])
+            }
+            let last = bounds[1].isEmpty ? body.count - 1 : min(Int(bounds[1]) ?? body.count - 1, body.count - 1)
+            guard last >= first else { return whole }
+            let part = body.subdata(in: body.startIndex + first..<body.startIndex + last + 1)
+            return Response(
+                status: 206, headers: headers + [("Content-Range", "bytes \(first)-\(last)/\(body.count)")], body: part)
+        }
+    }
 }
