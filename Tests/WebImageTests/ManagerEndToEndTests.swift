@@ -35,6 +35,30 @@ struct ManagerEndToEndTests {
         }
     }
 
+    @Test("Given a download cut short, then the URL is not blocked, and the next load continues it with a range and caches the whole image")
+    func resumedThroughManager() async throws {
+        try await withPipeline { server, manager, cache in
+            let data = try ManagerFixtures.data()
+            let cut = data.count / 2
+            let served = Mutex(0)
+            let ranged = HTTPTestServer.ranges(data, entityTag: "\"r1\"", lastModified: nil, contentType: "image/webp")
+            server.route("/cut.webp") { request in
+                let first = served.withLock { count in
+                    defer { count += 1 }
+                    return count == 0
+                }
+                return first ? ranged(request).with { $0.declaredLength = data.count; $0.body = data.prefix(cut) } : ranged(request)
+            }
+            let url = server.url("/cut.webp")
+            await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
+            #expect(!manager.failedURLs.contains(url))
+            let loaded = try await manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(loaded.image?.width == 24 && loaded.image?.height == 16)
+            #expect(server.requests(for: "/cut.webp").last?.header("Range") == "bytes=\(cut)-")
+            #expect(cache.diskCache.data(for: url.absoluteString) == data)
+        }
+    }
+
     @Test("Given 200 concurrent loads of one URL through the manager, then the server sees one request")
     func coalescedThroughManager() async throws {
         try await withPipeline { server, manager, _ in
