@@ -10,6 +10,10 @@ import WebImageCore
 /// - Thumbnails (``/WebImageCore/DecodeOptions/thumbnailPixelSize``, ``/WebImageCore/DecodeOptions/scaleDownLargeImages``)
 ///   of still images are scaled by libwebp while decoding; animation frames are composited at
 ///   canvas size and then resampled.
+/// - The EXIF orientation of a still extended (`VP8X`) file is applied by default (the result's
+///   orientation is `.up`); with ``/WebImageCore/DecodeOptions/applyOrientation`` off, pixels are
+///   as stored and the tag is reported. Its progressive decode waits for the whole file, since the
+///   `EXIF` chunk follows the image data. Animations ignore EXIF orientation.
 /// - Animated files decode to one composited frame per animation frame, with durations clamped
 ///   per ``/WebImageCore/FrameDelay`` and the file's loop count (0 = forever).
 /// - Encoding honours ``/WebImageCore/EncodeOptions/quality`` (lossy; lossless uses libwebp's default
@@ -47,7 +51,10 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         let features = try WebPSupport.features(of: data)
         let size = PixelSize(width: Int(features.width), height: Int(features.height))
         var metadata = ImageMetadata(format: .webp, pixelSize: size, hasAlpha: features.has_alpha != 0)
-        guard features.has_animation != 0 else { return metadata }
+        guard features.has_animation != 0 else {
+            metadata.orientation = WebPEXIF.orientation(of: data)
+            return metadata
+        }
         let table = WebPSupport.frameTable(of: data)
         metadata.frameCount = table.frameCount
         metadata.isAnimated = table.frameCount.map { $0 > 1 } ?? true

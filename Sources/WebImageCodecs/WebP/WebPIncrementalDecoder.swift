@@ -120,7 +120,9 @@ public final class WebPIncrementalDecoder: IncrementalImageDecoder {
         guard status == VP8_STATUS_OK else {
             throw WebImageError.badImageData(reason: "WebP header: \(WebPSupport.describe(status))")
         }
-        if features.has_animation != 0 {
+        // Animations, and files whose EXIF (stored after the image data) may turn the image:
+        // decoded once complete, so no partial image is shown in the wrong orientation.
+        if features.has_animation != 0 || WebPEXIF.announcesEXIF(data) {
             waitsForCompleteData = true
             return false
         }

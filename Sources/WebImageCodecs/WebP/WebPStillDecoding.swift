@@ -8,10 +8,15 @@ enum WebPStillDecoding {
     ///
     /// The limits are checked from the header before anything is allocated. When the options
     /// ask for a smaller size, libwebp scales while decoding (no full-size buffer, no second pass).
+    /// An EXIF orientation (extended files) is applied unless the options keep pixels as stored.
     static func decode(_ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions) throws -> Image {
         let full = PixelSize(width: Int(features.width), height: Int(features.height))
         try options.limits.check(canvas: full)
-        let target = options.targetSize(for: full)
+        let orientation = WebPEXIF.orientation(of: data)
+        let applied = options.applyOrientation ? orientation : .up
+        // The target size is chosen for the image as shown, then decoded in stored axes.
+        let shownTarget = options.targetSize(for: applied.swapsDimensions ? PixelSize(width: full.height, height: full.width) : full)
+        let target = applied.swapsDimensions ? PixelSize(width: shownTarget.height, height: shownTarget.width) : shownTarget
 
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {
@@ -41,7 +46,8 @@ enum WebPStillDecoding {
             }
         }
         return Image(
-            pixels: pixels, scale: WebPSupport.scale(options), format: .webp,
+            pixels: pixels.applying(applied), scale: WebPSupport.scale(options),
+            orientation: options.applyOrientation ? .up : orientation, format: .webp,
             hasAlpha: features.has_alpha != 0)
     }
 }
