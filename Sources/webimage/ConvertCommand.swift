@@ -39,7 +39,7 @@ struct ConvertCommand: AsyncParsableCommand {
         help: ArgumentHelp("Try to keep the output at most this many bytes.", valueName: "BYTES"))
     var maxFileSize: Int?
 
-    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")

@@ -22,7 +22,7 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line per input instead of a table.")
     var json = false
 
-    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes (a refused connection is retried until then).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")

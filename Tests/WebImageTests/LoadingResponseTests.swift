@@ -199,31 +199,56 @@ struct LoadingResponseTests {
         return url
     }
 
-    @Test("Given nothing listening on the port, then cannotConnectToHost")
-    func refused() async throws {
+    @Test("Given retriesFailedConnections on, when nothing listens, then cannotConnectToHost once the connect timeout ran out")
+    func refusedWithRetry() async throws {
         let url = try await Self.urlWithNothingListening()
         // AsyncHTTPClient retries refused connections until the connect timeout, then reports
         // the last connection error.
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 0.5
+        configuration.retriesFailedConnections = true
         let downloader = ImageDownloader(configuration: configuration)
         let result = await loadFinal(downloader, url)
         try await downloader.shutdown()
         #expect(result.transportKind == .cannotConnectToHost)
     }
 
-    @Test("Given retriesFailedConnections off and a long timeout, when nothing listens, then cannotConnectToHost arrives without waiting for the timeout")
+    @Test("Given the default configuration and a long timeout, when nothing listens, then cannotConnectToHost arrives without waiting for the timeout, with the system's message")
     func refusedWithoutRetry() async throws {
         let url = try await Self.urlWithNothingListening()
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 600  // with retries, the failure would take this long
-        configuration.retriesFailedConnections = false
+        #expect(!configuration.retriesFailedConnections)
         let downloader = ImageDownloader(configuration: configuration)
         let results = Recorder<Result<ImageLoaderResult, WebImageError>>()
         _ = downloader.downloadImage(with: url) { results.append($0) }
         #expect(await eventually(within: 60) { results.count == 1 }, "a hang guard: 60 s, a tenth of the timeout")
         try await downloader.shutdown()
         #expect(results.values.first?.transportKind == .cannotConnectToHost)
+        if case .failure(.transport(let error)) = results.values.first {
+            #expect(error.message.contains("Connection refused") || error.message.contains("cannot connect"))
+        }
+    }
+
+    @Test("Given the default configuration, when a host refuses every connection, then its downloads free their slots and a download queued behind them completes")
+    func refusedHostFreesSlots() async throws {
+        let dead = try await Self.urlWithNothingListening()
+        var configuration = testDownloaderConfiguration()
+        configuration.downloadTimeout = 600
+        configuration.maximumRequestDuration = 600
+        configuration.maxConcurrentDownloads = 2
+        try await withServerAndDownloader(configuration: configuration) { server, downloader in
+            server.route("/alive.raw", .ok(RawTestCoder.encode(width: 3, height: 2)))
+            let results = Recorder<(String, Result<ImageLoaderResult, WebImageError>)>()
+            for index in 0..<4 {
+                let url = try #require(URL(string: dead.absoluteString + "?\(index)"))
+                _ = downloader.downloadImage(with: url) { results.append(("dead", $0)) }
+            }
+            _ = downloader.downloadImage(with: server.url("/alive.raw")) { results.append(("alive", $0)) }
+            #expect(await eventually(within: 60) { results.count == 5 }, "a hang guard: a tenth of the timeout")
+            #expect(results.values.filter { $0.0 == "dead" }.allSatisfy { $0.1.transportKind == .cannotConnectToHost })
+            #expect(results.values.first { $0.0 == "alive" }.map { (try? $0.1.get().image?.width) == 3 } == true)
+        }
     }
 
     @Test("Given the default failed-URL rule, then cancellation, 304 and transient errors never block; others do")

@@ -45,11 +45,16 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var connectionsPerHost: Int = 8
     /// Whether a connection that cannot be established (refused, reset during the TLS
     /// handshake, certificate rejected) is tried again with exponential backoff until
-    /// ``downloadTimeout`` runs out (default `true`, AsyncHTTPClient's recommendation: connection
-    /// set-up is often flaky at scale). With `false`, requests waiting for that connection fail
-    /// at once with the connection's error — what an interactive tool or a URLSession user
-    /// expects from `connection refused` or an untrusted certificate.
-    public var retriesFailedConnections: Bool = true
+    /// ``downloadTimeout`` runs out (AsyncHTTPClient's `retryConnectionEstablishment`).
+    ///
+    /// Default `false`: such a download fails at once with the connection's error, as with
+    /// URLSession, and frees its download slot — with `true`, a host that is down holds up to
+    /// ``maxConcurrentDownloads`` slots for the whole timeout and every other download queues
+    /// behind them. The failure is transient (`cannotConnectToHost`, `tls` aside), so the
+    /// manager does not put the URL on the failed-URL list and the next load tries again. Set
+    /// `true` for servers that are briefly unreachable (restarts, deploys) when waiting is better
+    /// than failing.
+    public var retriesFailedConnections: Bool = false
     /// The TLS settings of HTTPS connections, or `nil` (default) for NIOSSL's client defaults:
     /// the system's trust roots, full certificate and host name verification.
     ///

@@ -32,7 +32,7 @@ enum TransportErrorMapping {
             }
         }
         if let io = error as? IOError {
-            return map(errno: io.errnoCode, message: "\(io)")
+            return map(errno: io.errnoCode, message: "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))")
         }
         if let tls = tlsFailure(error) { return tls }
         if let stream = error as? NIOHTTP2Errors.StreamClosed {
