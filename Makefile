@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test demo docs bench bench-setup fuzz clean
+.PHONY: setup build release test demo docs bench bench-setup fuzz soak clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -53,6 +53,15 @@ FUZZ_MUTATIONS ?= 50
 fuzz: setup
 	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz -Xswiftc -use-ld=lld
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp .build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
+
+## soak: slow robustness run of the downloader against seeded hostile HTTP responses (garbage,
+## broken lengths and chunking, resets, header floods, …): SOAK_ITERATIONS cases from SOAK_SEED
+SOAK_ITERATIONS ?= 20000
+SOAK_SEED ?= 1
+soak: setup
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	WEBIMAGE_SOAK_ITERATIONS=$(SOAK_ITERATIONS) WEBIMAGE_SOAK_SEED=$(SOAK_SEED) \
+	  $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter 'LoadingHostileResponseTests/hostileResponses'
 
 clean:
 	rm -rf .build

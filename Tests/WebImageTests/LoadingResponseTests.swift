@@ -146,6 +146,16 @@ struct LoadingResponseTests {
         }
     }
 
+    @Test("Given a redirect to a Location without a host (//), then invalidDownloadResponse (the server's fault), not invalidURL")
+    func redirectToInvalidURL() async throws {
+        try await withServerAndDownloader { server, downloader in
+            server.route("/bad", .redirect(to: "//"))
+            let result = await loadFinal(downloader, server.url("/bad"))
+            #expect(result.code == WebImageError.invalidDownloadResponse(reason: "").code)
+            #expect(server.requestCount("/bad") == 1)
+        }
+    }
+
     @Test("Given a connection closed without an answer, then connectionLost")
     func closedConnection() async throws {
         try await withServerAndDownloader { server, downloader in

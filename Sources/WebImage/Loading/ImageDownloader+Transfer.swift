@@ -46,9 +46,21 @@ extension ImageDownloader {
         send(id, setup: setup, record: record, resuming: resumed)
     }
 
+    /// How long a request whose connection was lost before any response waits before it is
+    /// sent again.
+    static let staleConnectionRetryDelay = TimeAmount.milliseconds(5)
+
     /// Sends the request, continuing `resumed` when given (SPEC X-3). A resumed request the
     /// server answers with anything but a fitting `206` or a `200` is sent once more, whole.
-    private func send(_ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, resuming resumed: ResumableDataStore.Entry?) {
+    ///
+    /// A `GET` whose connection is lost before any response byte arrives is sent once more on
+    /// a new connection (`attempt` 1), as browsers and URLSession do: a server may close an
+    /// idle keep-alive connection just as the pool hands it to the next request, and the
+    /// request then fails through no fault of the resource.
+    private func send(
+        _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, resuming resumed: ResumableDataStore.Entry?,
+        attempt: Int = 0
+    ) {
         let request: HTTPClient.Request
         do {
             guard !record.isCancelled else { throw WebImageError.cancelled }
@@ -65,7 +77,17 @@ extension ImageDownloader {
         task.futureResult.whenComplete { result in
             if case .failure(let error) = result {
                 if error is ResumeRejected {
-                    self.send(id, setup: setup, record: record, resuming: nil)
+                    self.send(id, setup: setup, record: record, resuming: nil, attempt: attempt)
+                    return
+                }
+                if attempt == 0, request.method == .GET, !delegate.receivedResponseHead, !record.isCancelled,
+                    case .transport(let transport) = TransportErrorMapping.map(error), transport.kind == .connectionLost
+                {
+                    // A moment later, so the pool has read the closes of other idle connections
+                    // the server dropped too, and leases a live or new one.
+                    task.eventLoop.scheduleTask(in: Self.staleConnectionRetryDelay) {
+                        self.send(id, setup: setup, record: record, resuming: resumed, attempt: 1)
+                    }
                     return
                 }
                 // Kept after transport failures and cancellation; a response the checks refused
@@ -74,7 +96,7 @@ extension ImageDownloader {
                     self.resumableData.store(entry, for: setup.key.url)
                 }
             }
-            self.completeTransfer(id, setup: setup, record: record, result.mapError { $0 })
+            self.completeTransfer(id, setup: setup, record: record, result.mapError(TransportErrorMapping.mapTransferFailure))
         }
     }
 

@@ -162,6 +162,9 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         return finished
     }
 
+    /// Whether the response head arrived.
+    var receivedResponseHead: Bool { state.withLock { $0.headReceived } }
+
     /// What to keep after this transfer failed (SPEC X-3): the bytes received when the response
     /// can be resumed, or the entry this request was to continue when no response came.
     func resumableEntry() -> ResumableDataStore.Entry? {

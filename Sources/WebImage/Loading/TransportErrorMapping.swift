@@ -47,6 +47,16 @@ enum TransportErrorMapping {
         return transport(.other, "\(error)")
     }
 
+    /// A failure of a transfer whose request URL was already accepted: URL errors can then only
+    /// come from a redirect's `Location`, which is the server's fault, not the caller's
+    /// (`invalidDownloadResponse`, not `invalidURL`).
+    static func mapTransferFailure(_ error: any Error) -> any Error {
+        if let client = error as? HTTPClientError, client == .invalidURL || client == .emptyHost || client == .emptyScheme {
+            return WebImageError.invalidDownloadResponse(reason: "the server redirected to an invalid URL (\(client))")
+        }
+        return error
+    }
+
     /// TLS failures. Certificate and host name failures say so in the message; a TLS connection
     /// closed without `close_notify` is a truncation (`connectionLost`), not a TLS failure.
     private static func tlsFailure(_ error: any Error) -> WebImageError? {
