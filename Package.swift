@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CSPNG", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
 
         // The image model, format sniffing, coder protocols and registry: pure Swift, no C.
         .target(name: "WebImageCore", swiftSettings: swiftSettings),
@@ -52,7 +54,7 @@ let package = Package(
         // Decoders and encoders over the C libraries.
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF"],
+            dependencies: ["WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF"],
             swiftSettings: swiftSettings
         ),
 

@@ -36,9 +36,7 @@ struct InfoCommandTests {
             #expect(object["height"] as? Int == entry.height, "\(path)")
             #expect(object["animated"] as? Bool == entry.animated.hasPrefix("yes"), "\(path)")
             #expect(object["error"] is NSNull, "\(path)")
-            if entry.format != "HEIF" && entry.format != "AVIF" {
-                #expect(object["frames"] as? Int == entry.frames, "\(path)")
-            }
+            #expect(object["frames"] as? Int == entry.frames, "\(path)")
         }
         #expect(objects[1]["orientation"] as? Int == 6)
         #expect(objects[4]["loopCount"] as? Int == 3)

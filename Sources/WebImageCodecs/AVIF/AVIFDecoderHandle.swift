@@ -1,0 +1,102 @@
+import CAVIF
+import Foundation
+import WebImageCore
+
+/// One parsed AVIF file: a libavif decoder over a private copy of the bytes (libavif keeps a
+/// pointer to its input for the decoder's whole life).
+///
+/// Limits are checked here from the parsed container before any pixel memory is allocated, and
+/// the pixel limit is then given to libavif for the AV1 decoder. Not thread-safe: one owner at a time.
+final class AVIFDecoderHandle {
+    private let decoder: UnsafeMutablePointer<avifDecoder>
+    private let input: UnsafeMutableRawBufferPointer
+    private let limits: DecodeLimits
+
+    /// Parses `data` (the container only; no AV1 decoding yet).
+    /// - Throws: `badImageData` for data libavif cannot parse, `imageTooLarge` over a limit.
+    init(_ data: Data, limits: DecodeLimits) throws {
+        guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty AVIF data") }
+        guard let decoder = avifDecoderCreate() else {
+            throw WebImageError.unsupportedFormat(.avif, reason: "libavif could not create a decoder")
+        }
+        self.decoder = decoder
+        self.limits = limits
+        input = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
+        data.withUnsafeBytes { input.copyMemory(from: $0) }
+        decoder.pointee.maxThreads = 1
+        // Lenient like browsers: files missing optional boxes (pixi, …) still decode.
+        decoder.pointee.strictFlags = avifStrictFlags(AVIF_STRICT_DISABLED.rawValue)
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        try Self.check(avifDecoderSetIOMemory(decoder, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count))
+        try Self.check(avifDecoderParse(decoder))
+        // libavif's own (larger) default limits applied while parsing; ours are checked here, so
+        // that an image over them is `imageTooLarge`, and then bound the AV1 decoder too.
+        try limits.check(canvas: canvasSize)
+        if frameCount > 1 { try limits.check(frames: frameCount, of: canvasSize) }
+        decoder.pointee.imageSizeLimit = UInt32(clamping: max(1, limits.maxPixelCount))
+    }
+
+    deinit {
+        avifDecoderDestroy(decoder)
+        input.deallocate()
+    }
+
+    /// The image size the container declares.
+    var canvasSize: PixelSize {
+        guard let image = decoder.pointee.image else { return PixelSize(width: 0, height: 0) }
+        return PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
+    }
+
+    /// Images in the file: 1 for a still image, the frame count of an image sequence.
+    var frameCount: Int { max(1, Int(decoder.pointee.imageCount)) }
+
+    /// Whether the file has an alpha plane.
+    var hasAlpha: Bool { decoder.pointee.alphaPresent != AVIF_FALSE }
+
+    /// The display duration of frame `index` in seconds (browsers' short-delay rule applied).
+    func duration(ofFrame index: Int) -> Double {
+        var timing = avifImageTiming()
+        guard index >= 0, index < frameCount, avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK
+        else { return FrameDelay.replacement }
+        return FrameDelay.clamped(timing.duration.isFinite ? max(0, timing.duration) : 0)
+    }
+
+    /// Decodes frame `index` (sequentially when it is the next one, else by seeking from the
+    /// nearest keyframe) into a new RGBA buffer at the canvas size.
+    /// - Throws: `badImageData` when the AV1 data is corrupt or a frame's size differs from the
+    ///   container's.
+    func frame(at index: Int) throws -> PixelBuffer {
+        guard index >= 0, index < frameCount else {
+            throw WebImageError.badImageData(reason: "AVIF frame \(index) of \(frameCount)")
+        }
+        if Int(decoder.pointee.imageIndex) + 1 == index {
+            try Self.check(avifDecoderNextImage(decoder))
+        } else {
+            try Self.check(avifDecoderNthImage(decoder, UInt32(index)))
+        }
+        guard let image = decoder.pointee.image else {
+            throw WebImageError.badImageData(reason: "AVIF frame \(index) produced no image")
+        }
+        let size = PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
+        guard size == canvasSize else {
+            throw WebImageError.badImageData(reason: "AVIF frame \(index) is \(size), the image \(canvasSize)")
+        }
+        try limits.check(canvas: size)
+        return try PixelBuffer.make(width: size.width, height: size.height) { out in
+            var rgb = avifRGBImage()
+            avifRGBImageSetDefaults(&rgb, image)
+            rgb.format = AVIF_RGB_FORMAT_RGBA
+            rgb.depth = 8
+            rgb.pixels = out.baseAddress
+            rgb.rowBytes = UInt32(size.width * PixelBuffer.bytesPerPixel)
+            try Self.check(avifImageYUVToRGB(image, &rgb))
+        }
+    }
+
+    private static func check(_ result: avifResult) throws {
+        guard result != AVIF_RESULT_OK else { return }
+        let reason = String(cString: avifResultToString(result))
+        throw WebImageError.badImageData(reason: "AVIF: \(reason)")
+    }
+}

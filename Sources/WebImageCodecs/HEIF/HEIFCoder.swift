@@ -1,0 +1,47 @@
+import CHEIF
+import Foundation
+import WebImageCore
+
+/// The HEIC/HEIF decoder over libheif (SPEC C-3's later step): the primary image of a file,
+/// HEVC-coded (libde265), 8- or 10-bit, with alpha, grids of tiles, and the container's crop,
+/// rotation and mirroring applied.
+///
+/// - Pixels come out as 8-bit RGBA with straight alpha; higher bit depths are scaled down.
+/// - Limits are checked on the image size from the container before anything is decoded
+///   (SPEC C-6).
+/// - Thumbnails decode at full size and are then resampled.
+/// - An image sequence (`.heics`) decodes to its primary image: libheif 1.15 reads no
+///   sequence tracks. ``readMetadata(_:)`` still says whether the container is a sequence.
+/// - AVIF files are left to ``AVIFCoder``; HEIF is not encoded.
+///
+/// The coder holds no state; every call opens its own libheif context.
+public struct HEIFCoder: ImageCoder {
+    public init() {}
+
+    /// Whether `data` starts with a HEIC or HEIF `ftyp` box.
+    public func canDecode(_ data: Data) -> Bool {
+        let format = ImageFormat.detect(data)
+        return format == .heic || format == .heif
+    }
+
+    /// Decodes the primary image.
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        let primary = try HEIFPrimaryImage(data, limits: options.limits)
+        var pixels = try primary.decode()
+        let target = options.targetSize(for: primary.size)
+        if target != primary.size { pixels = pixels.thumbnail(to: target) }
+        return Image(pixels: pixels, scale: AVIFCoder.scale(options), format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
+    }
+
+    /// Reads the primary image's size (as shown) and alpha, without decoding; a sequence
+    /// container is reported as animated, with the one image libheif decodes.
+    /// - Throws: `badImageData` when libheif cannot read the container, `imageTooLarge` over a limit.
+    public func readMetadata(_ data: Data) throws -> ImageMetadata {
+        let primary = try HEIFPrimaryImage(data, limits: .default)
+        var metadata = ImageMetadata(format: ImageFormat.detect(data), pixelSize: primary.size, hasAlpha: primary.hasAlpha)
+        metadata.frameCount = 1
+        metadata.isAnimated = ImageFormat.isAnimated(data)
+        return metadata
+    }
+}

@@ -1,0 +1,105 @@
+import CHEIF
+import Foundation
+import WebImageCore
+
+/// The primary image of a HEIF file (HEIC, HEIF, AVIF-in-HEIF aside) opened with libheif.
+///
+/// libheif reads the container and applies the `clap`/`irot`/`imir` transform properties, so
+/// ``size`` is the size as shown. Limits are checked on that size before anything is decoded.
+/// Not thread-safe: one owner at a time.
+final class HEIFPrimaryImage {
+    private let context: OpaquePointer
+    private let handle: OpaquePointer
+    private let input: UnsafeMutableRawBufferPointer
+
+    /// libheif's plugin registry, initialised once for the process (never torn down).
+    private static let initialised: Bool = {
+        let error = heif_init(nil)
+        return error.code == heif_error_Ok
+    }()
+
+    /// Opens `data` and finds its primary image.
+    /// - Throws: `badImageData` when libheif cannot read it, `imageTooLarge` over the limits.
+    init(_ data: Data, limits: DecodeLimits) throws {
+        guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty HEIF data") }
+        _ = Self.initialised
+        guard let context = heif_context_alloc() else {
+            throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not create a context")
+        }
+        // libheif keeps pointers into its input: give it a copy that lives as long as the context.
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
+        data.withUnsafeBytes { input.copyMemory(from: $0) }
+        var primary: OpaquePointer?
+        var error = heif_context_read_from_memory_without_copy(context, input.baseAddress, input.count, nil)
+        if error.code == heif_error_Ok {
+            error = heif_context_get_primary_image_handle(context, &primary)
+        }
+        guard error.code == heif_error_Ok, let primary else {
+            heif_context_free(context)
+            input.deallocate()
+            throw WebImageError.badImageData(reason: "HEIF: \(Self.message(error))")
+        }
+        self.context = context
+        self.handle = primary
+        self.input = input
+        try limits.check(canvas: size)
+    }
+
+    deinit {
+        heif_image_handle_release(handle)
+        heif_context_free(context)
+        input.deallocate()
+    }
+
+    /// The size as shown (after the container's crop, rotation and mirroring).
+    var size: PixelSize {
+        PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+    }
+
+    /// Whether the image has an alpha plane.
+    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+
+    /// Decodes the image into a new RGBA buffer (8 bits per channel; higher bit depths are
+    /// scaled down by libheif), transforms applied.
+    /// - Throws: `badImageData` when the coded data is corrupt or no decoder is available.
+    func decode() throws -> PixelBuffer {
+        guard let options = heif_decoding_options_alloc() else {
+            throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not allocate decoding options")
+        }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 1
+        var decoded: OpaquePointer?
+        let error = heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options)
+        guard error.code == heif_error_Ok, let decoded else {
+            throw WebImageError.badImageData(reason: "HEIF: \(Self.message(error))")
+        }
+        defer { heif_image_release(decoded) }
+        let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
+        let height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
+        var planeStride: Int32 = 0
+        guard width > 0, height > 0, let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &planeStride)
+        else { throw WebImageError.badImageData(reason: "HEIF: the decoder returned no RGBA plane") }
+        let rowBytes = width * PixelBuffer.bytesPerPixel
+        guard Int(planeStride) >= rowBytes, PixelSize(width: width, height: height) == size else {
+            throw WebImageError.badImageData(reason: "HEIF: decoded \(width)x\(height), expected \(size)")
+        }
+        let opaque = !hasAlpha
+        let sourceStride = Int(planeStride)
+        return PixelBuffer.make(width: width, height: height) { out in
+            guard let base = out.baseAddress else { return }
+            for row in 0..<height {
+                let source = plane.advanced(by: row * sourceStride)
+                let target = base.advanced(by: row * rowBytes)
+                target.update(from: source, count: rowBytes)
+                if opaque {
+                    for alpha in stride(from: 3, to: rowBytes, by: 4) { target[alpha] = 255 }
+                }
+            }
+        }
+    }
+
+    private static func message(_ error: heif_error) -> String {
+        guard let text = error.message else { return "error \(error.code.rawValue)" }
+        return String(cString: text)
+    }
+}
