@@ -35,9 +35,11 @@ final class HEIFPrimaryImage {
             error = heif_context_get_primary_image_handle(context, &primary)
         }
         guard error.code == heif_error_Ok, let primary else {
+            // The message lives in the context: read it before freeing the context.
+            let reason = "HEIF: \(Self.message(error))"
             heif_context_free(context)
             input.deallocate()
-            throw WebImageError.badImageData(reason: "HEIF: \(Self.message(error))")
+            throw WebImageError.badImageData(reason: reason)
         }
         self.context = context
         self.handle = primary
