@@ -6,9 +6,13 @@
  *   PNG   CRC action error/discard, image limits, chunk limits 8 MiB, SPNG_DECODE_TRNS, and
  *         spng_decode_chunks() after the image (reads the tail, checks the last IDAT CRC)
  *   WebP  WebPDecode into external RGBA memory, use_scaling for thumbnails
+ *   AVIF  libavif: one thread, strict flags off, EXIF/XMP ignored, first image, avifImageYUVToRGB
+ *         to RGBA8 (full decode only: AV1 has no scaled decode)
+ *   HEIF  libheif: no decoding threads (set_max_decoding_threads 0), primary image, interleaved RGBA with convert_hdr_to_8bit, rows copied into
+ *         a fresh buffer, alpha set to 255 when the image has none (full decode only)
  * The inputs carry no EXIF orientation that either side applies, so no rotation is timed.
  *
- * usage: decode_bench jpeg|png|webp FILE ITERATIONS DENOM
+ * usage: decode_bench jpeg|png|webp|avif|heif FILE ITERATIONS DENOM
  *   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
  * prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source> size=<WxH out> fnv=<hash of the last
  *   output's pixels> (the Swift harness prints the same hash: equal hashes = same output)
@@ -20,6 +24,8 @@
 #include <turbojpeg.h>
 #include <spng.h>
 #include <webp/decode.h>
+#include <avif/avif.h>
+#include <libheif/heif.h>
 
 static double clock_ms(clockid_t clock) {
     struct timespec ts;
@@ -159,14 +165,77 @@ static int run_webp(const unsigned char *data, size_t size, int denom, int *w, i
     return rc;
 }
 
+static int run_avif(const unsigned char *data, size_t size, int denom, int *w, int *h) {
+    if (denom != 1) return -1;
+    avifDecoder *decoder = avifDecoderCreate();
+    decoder->maxThreads = 1;
+    decoder->strictFlags = AVIF_STRICT_DISABLED;
+    decoder->ignoreExif = AVIF_TRUE;
+    decoder->ignoreXMP = AVIF_TRUE;
+    int rc = -1;
+    if (avifDecoderSetIOMemory(decoder, data, size) == AVIF_RESULT_OK && avifDecoderParse(decoder) == AVIF_RESULT_OK &&
+        avifDecoderNextImage(decoder) == AVIF_RESULT_OK) {
+        *w = (int)decoder->image->width; *h = (int)decoder->image->height;
+        unsigned char *out = malloc((size_t)*w * *h * 4);
+        avifRGBImage rgb;
+        avifRGBImageSetDefaults(&rgb, decoder->image);
+        rgb.format = AVIF_RGB_FORMAT_RGBA;
+        rgb.depth = 8;
+        rgb.pixels = out;
+        rgb.rowBytes = (uint32_t)*w * 4;
+        rc = avifImageYUVToRGB(decoder->image, &rgb) == AVIF_RESULT_OK ? 0 : -1;
+        if (keeping) keep(out, *w, *h);
+        free(out);
+    }
+    avifDecoderDestroy(decoder);
+    return rc;
+}
+
+static int run_heif(const unsigned char *data, size_t size, int denom, int *w, int *h) {
+    if (denom != 1) return -1;
+    struct heif_context *ctx = heif_context_alloc();
+    heif_context_set_max_decoding_threads(ctx, 0);
+    struct heif_image_handle *handle = NULL;
+    struct heif_image *img = NULL;
+    int rc = -1;
+    if (heif_context_read_from_memory_without_copy(ctx, data, size, NULL).code == heif_error_Ok &&
+        heif_context_get_primary_image_handle(ctx, &handle).code == heif_error_Ok) {
+        struct heif_decoding_options *options = heif_decoding_options_alloc();
+        options->convert_hdr_to_8bit = 1;
+        if (heif_decode_image(handle, &img, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options).code == heif_error_Ok) {
+            int stride = 0;
+            const uint8_t *plane = heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride);
+            *w = heif_image_get_width(img, heif_channel_interleaved);
+            *h = heif_image_get_height(img, heif_channel_interleaved);
+            int opaque = !heif_image_handle_has_alpha_channel(handle);
+            size_t row = (size_t)*w * 4;
+            unsigned char *out = malloc(row * *h);
+            for (int y = 0; y < *h; y++) {
+                unsigned char *target = out + row * y;
+                memcpy(target, plane + (size_t)stride * y, row);
+                if (opaque) for (size_t a = 3; a < row; a += 4) target[a] = 255;
+            }
+            rc = 0;
+            if (keeping) keep(out, *w, *h);
+            free(out);
+            heif_image_release(img);
+        }
+        heif_decoding_options_free(options);
+        heif_image_handle_release(handle);
+    }
+    heif_context_free(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 5) { fprintf(stderr, "usage: %s jpeg|png|webp FILE ITERATIONS DENOM\n", argv[0]); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: %s jpeg|png|webp|avif|heif FILE ITERATIONS DENOM\n", argv[0]); return 2; }
     size_t size;
     unsigned char *data = read_file(argv[2], &size);
     if (!data) { perror(argv[2]); return 1; }
     int iterations = atoi(argv[3]), denom = atoi(argv[4]);
     int (*run)(const unsigned char *, size_t, int, int *, int *) =
-        strcmp(argv[1], "jpeg") == 0 ? run_jpeg : strcmp(argv[1], "png") == 0 ? run_png : run_webp;
+        strcmp(argv[1], "jpeg") == 0 ? run_jpeg : strcmp(argv[1], "png") == 0 ? run_png :
+        strcmp(argv[1], "avif") == 0 ? run_avif : strcmp(argv[1], "heif") == 0 ? run_heif : run_webp;
     int w = 0, h = 0;
     if (run(data, size, denom, &w, &h) != 0) { fprintf(stderr, "decode failed\n"); return 1; }  /* warm-up */
     double *times = malloc(sizeof(double) * (size_t)iterations);

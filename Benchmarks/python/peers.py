@@ -1,6 +1,6 @@
 """Decode timings of the libraries users would otherwise pick, on the same files, in-process.
 
-usage: peers.py pillow|vips jpeg|png|webp FILE ITERATIONS DENOM
+usage: peers.py pillow|vips jpeg|png|webp|avif|heif FILE ITERATIONS DENOM
 prints: median_ms=<wall ms> cpu_ms=<median process CPU ms>
 Pillow: full = open + load(); thumbnail = draft() (JPEG DCT scaling) + reduce/resize to 1/DENOM
         with BOX (Pillow's fastest), which is what Image.thumbnail does.
@@ -36,6 +36,8 @@ else:
             im = pyvips.Image.thumbnail(path, w // denom)
         else:
             im = pyvips.Image.new_from_file(path, access="sequential")
+        if im.format != "uchar":
+            im = im.cast("uchar", shift=True)  # 10/12-bit sources: 8-bit RGBA like the others
         if not im.hasalpha():
             im = im.bandjoin(255)
         im.write_to_memory()

@@ -26,6 +26,9 @@ final class HEIFPrimaryImage {
         guard let context = heif_context_alloc() else {
             throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not create a context")
         }
+        // One decoding thread: decodes already run in parallel on the ProcessingPool (SPEC C-7),
+        // so a grid image must not start a thread per tile on top of that.
+        heif_context_set_max_decoding_threads(context, 0)
         // libheif keeps pointers into its input: give it a copy that lives as long as the context.
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
         data.withUnsafeBytes { input.copyMemory(from: $0) }
