@@ -88,13 +88,13 @@ struct DemoGallery {
 
     // MARK: - Corpus
 
-    /// Small files the manifest says decode, in JPEG, PNG, GIF and WebP, taken round-robin
+    /// Small files the manifest says decode, in JPEG, PNG, GIF, WebP, AVIF and HEIF, taken round-robin
     /// by format (sorted by path, so the choice is stable), each checked to decode here.
     static func corpusSamples(root: URL, limit: Int, coders: CodersManager) -> [Item]? {
         guard let text = try? String(contentsOf: root.appendingPathComponent("manifest.tsv"), encoding: .utf8) else {
             return nil
         }
-        let formats = ["JPEG", "PNG", "GIF", "WEBP"]
+        let formats = ["JPEG", "PNG", "GIF", "WEBP", "AVIF", "HEIF"]
         var byFormat: [String: [String]] = [:]
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
