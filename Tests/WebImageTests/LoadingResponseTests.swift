@@ -200,18 +200,15 @@ struct LoadingResponseTests {
         }
     }
 
-    /// A loopback URL on a port a server just released (so nothing listens there).
-    static func urlWithNothingListening() async throws -> URL {
-        let server = HTTPTestServer()
-        try await server.start()
-        let url = server.url("/x")
-        await server.shutdown()
-        return url
+    /// A port that refuses connections for the whole test (bound, never listening).
+    static func refusingPort() throws -> RefusingPort {
+        try #require(RefusingPort())
     }
 
     @Test("Given retriesFailedConnections on, when nothing listens, then cannotConnectToHost once the connect timeout ran out")
     func refusedWithRetry() async throws {
-        let url = try await Self.urlWithNothingListening()
+        let port = try Self.refusingPort()
+        let url = port.url("/x")
         // AsyncHTTPClient retries refused connections until the connect timeout, then reports
         // the last connection error.
         var configuration = testDownloaderConfiguration()
@@ -225,7 +222,8 @@ struct LoadingResponseTests {
 
     @Test("Given the default configuration and a long timeout, when nothing listens, then cannotConnectToHost arrives without waiting for the timeout, with the system's message")
     func refusedWithoutRetry() async throws {
-        let url = try await Self.urlWithNothingListening()
+        let port = try Self.refusingPort()
+        let url = port.url("/x")
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 600  // with retries, the failure would take this long
         #expect(!configuration.retriesFailedConnections)
@@ -242,7 +240,8 @@ struct LoadingResponseTests {
 
     @Test("Given the default configuration, when a host refuses every connection, then its downloads free their slots and a download queued behind them completes")
     func refusedHostFreesSlots() async throws {
-        let dead = try await Self.urlWithNothingListening()
+        let port = try Self.refusingPort()
+        let dead = port.url("/x")
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 600
         configuration.maximumRequestDuration = 600

@@ -12,8 +12,9 @@ import WebImageCore
 /// - Thumbnails decode at full size and are then resampled (AV1 has no scaled decode).
 /// - An image sequence decodes to one frame per image with its duration (browsers' short-delay
 ///   rule applied); it loops forever (libavif 0.11 does not read a repetition count).
-/// - The `irot`/`imir` transform properties are not applied (libavif leaves them to the
-///   caller, and no file in the test corpus carries them); the image is as coded.
+/// - The container's `irot`/`imir` properties are applied as the equivalent EXIF orientation
+///   (result `.up`); with ``/WebImageCore/DecodeOptions/applyOrientation`` off, pixels are as
+///   coded and the orientation is reported. Thumbnail sizes apply to the image as shown.
 /// - AVIF is not encoded.
 ///
 /// The coder holds no state; every call creates its own libavif decoder.
@@ -29,23 +30,25 @@ public struct AVIFCoder: AnimatedImageDecoding {
     /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let handle = try AVIFDecoderHandle(data, limits: options.limits)
-        let target = options.targetSize(for: handle.canvasSize)
+        let output = AVIFOutput(handle: handle, options: options)
         let count = options.firstFrameOnly ? 1 : handle.frameCount
         var frames: [ImageFrame] = []
         frames.reserveCapacity(count)
         for index in 0..<count {
-            var pixels = try handle.frame(at: index)
-            if target != handle.canvasSize { pixels = pixels.thumbnail(to: target) }
+            let pixels = output.finish(try handle.frame(at: index))
             frames.append(ImageFrame(pixels: pixels, duration: count > 1 ? handle.duration(ofFrame: index) : 0))
         }
-        return Image(frames: frames, scale: Self.scale(options), format: .avif, loopCount: 0, hasAlpha: handle.hasAlpha)
+        return Image(
+            frames: frames, scale: Self.scale(options), orientation: output.reportedOrientation, format: .avif, loopCount: 0,
+            hasAlpha: handle.hasAlpha)
     }
 
     /// Reads size, alpha and frame count from the container, without decoding pixels.
     /// - Throws: `badImageData` when libavif cannot parse the container, `imageTooLarge` over a limit.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         let handle = try AVIFDecoderHandle(data, limits: .default)
-        var metadata = ImageMetadata(format: .avif, pixelSize: handle.canvasSize, hasAlpha: handle.hasAlpha)
+        var metadata = ImageMetadata(
+            format: .avif, pixelSize: handle.canvasSize, orientation: handle.orientation, hasAlpha: handle.hasAlpha)
         metadata.frameCount = handle.frameCount
         metadata.isAnimated = handle.frameCount > 1
         metadata.loopCount = handle.frameCount > 1 ? 0 : nil
@@ -72,16 +75,16 @@ public struct AVIFCoder: AnimatedImageDecoding {
 /// The frames of an AVIF image sequence, decoded one at a time on request.
 public final class AVIFAnimatedImageSource: AnimatedImageSource {
     private let handle: AVIFDecoderHandle
-    private let outputSize: PixelSize
+    private let output: AVIFOutput
 
     /// Parses `data`; frames are decoded by ``frame(at:)``.
     /// - Throws: `badImageData` or `imageTooLarge`.
     public init(_ data: Data, options: DecodeOptions = .default) throws {
         handle = try AVIFDecoderHandle(data, limits: options.limits)
-        outputSize = options.targetSize(for: handle.canvasSize)
+        output = AVIFOutput(handle: handle, options: options)
     }
 
-    public var canvasSize: PixelSize { outputSize }
+    public var canvasSize: PixelSize { output.size }
     public var frameCount: Int { handle.frameCount }
     public var loopCount: Int { 0 }
 
@@ -90,7 +93,32 @@ public final class AVIFAnimatedImageSource: AnimatedImageSource {
     }
 
     public func frame(at index: Int) throws -> PixelBuffer {
-        let pixels = try handle.frame(at: index)
-        return outputSize == handle.canvasSize ? pixels : pixels.thumbnail(to: outputSize)
+        output.finish(try handle.frame(at: index))
+    }
+}
+
+/// What the decode options do to decoded AVIF frames: the container's orientation, then the
+/// thumbnail size (chosen for the image as shown).
+struct AVIFOutput {
+    /// The orientation applied to the pixels (`.up` when the options keep them as stored).
+    let applied: ImageOrientation
+    /// The orientation the image reports.
+    let reportedOrientation: ImageOrientation
+    /// The size of every output frame.
+    let size: PixelSize
+
+    init(handle: AVIFDecoderHandle, options: DecodeOptions) {
+        let orientation = handle.orientation
+        applied = options.applyOrientation ? orientation : .up
+        reportedOrientation = options.applyOrientation ? .up : orientation
+        let stored = handle.canvasSize
+        let shown = applied.swapsDimensions ? PixelSize(width: stored.height, height: stored.width) : stored
+        size = options.targetSize(for: shown)
+    }
+
+    /// Turns and resizes one decoded frame.
+    func finish(_ pixels: PixelBuffer) -> PixelBuffer {
+        let upright = pixels.applying(applied)
+        return upright.width == size.width && upright.height == size.height ? upright : upright.thumbnail(to: size)
     }
 }

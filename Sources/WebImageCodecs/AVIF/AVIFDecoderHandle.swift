@@ -48,6 +48,31 @@ final class AVIFDecoderHandle {
         return PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
     }
 
+    /// The display orientation the container's `irot` and `imir` properties describe, as the
+    /// equivalent EXIF orientation. HEIF applies the rotation (`angle` × 90° anticlockwise) and
+    /// then the mirror (`mode` 0 exchanges top and bottom, 1 left and right — EXIF 4 and 2).
+    var orientation: ImageOrientation {
+        guard let image = decoder.pointee.image else { return .up }
+        let flags = image.pointee.transformFlags
+        let angle = flags & avifTransformFlags(AVIF_TRANSFORM_IROT.rawValue) != 0 ? Int(image.pointee.irot.angle & 3) : 0
+        let mirror: Int? = flags & avifTransformFlags(AVIF_TRANSFORM_IMIR.rawValue) != 0 ? Int(image.pointee.imir.mode & 1) : nil
+        return Self.orientation(rotation: angle, mirror: mirror)
+    }
+
+    /// The EXIF orientation of `rotation` quarter turns anticlockwise followed by the mirror
+    /// `mirror` (0: top↔bottom, 1: left↔right, `nil`: none).
+    static func orientation(rotation: Int, mirror: Int?) -> ImageOrientation {
+        // Rows: rotation 0…3 (0°, 90°, 180°, 270° anticlockwise); columns: no mirror, mode 0
+        // (top↔bottom), mode 1 (left↔right).
+        let table: [[ImageOrientation]] = [
+            [.up, .downMirrored, .upMirrored],
+            [.left, .leftMirrored, .rightMirrored],
+            [.down, .upMirrored, .downMirrored],
+            [.right, .rightMirrored, .leftMirrored],
+        ]
+        return table[rotation & 3][mirror.map { $0 == 0 ? 1 : 2 } ?? 0]
+    }
+
     /// Images in the file: 1 for a still image, the frame count of an image sequence.
     var frameCount: Int { max(1, Int(decoder.pointee.imageCount)) }
 
