@@ -107,6 +107,7 @@ public final class ImageDownloader: ImageLoader {
         return scheme == "http" || scheme == "https"
     }
 
+    /// Downloads `url` as an ``ImageLoader`` (see ``downloadImage(with:options:context:progress:completed:)``).
     public func requestImage(
         with url: URL,
         options: WebImageOptions,
@@ -158,6 +159,7 @@ public final class ImageDownloader: ImageLoader {
         return token
     }
 
+    /// The default rule: transient network errors, cancellation and 304 never block a URL.
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         ImageLoaders.defaultShouldBlockFailedURL(error)
     }

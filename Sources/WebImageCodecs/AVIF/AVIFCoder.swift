@@ -19,6 +19,7 @@ import WebImageCore
 ///
 /// The coder holds no state; every call creates its own libavif decoder.
 public struct AVIFCoder: AnimatedImageDecoding {
+    /// The AVIF coder (it holds no state).
     public init() {}
 
     /// Whether `data` starts with an AVIF `ftyp` box.
@@ -84,14 +85,20 @@ public final class AVIFAnimatedImageSource: AnimatedImageSource {
         output = AVIFOutput(handle: handle, options: options)
     }
 
+    /// The size of the frames this source returns (as shown, or the thumbnail size).
     public var canvasSize: PixelSize { output.size }
+    /// Number of images in the file.
     public var frameCount: Int { handle.frameCount }
+    /// 0: an AVIF sequence loops forever (libavif 0.11 reads no repetition count).
     public var loopCount: Int { 0 }
 
+    /// The duration of frame `index` in seconds, with the browsers' short-delay rule.
     public func duration(ofFrame index: Int) -> Double {
         handle.duration(ofFrame: index)
     }
 
+    /// Frame `index`, turned and sized per the options.
+    /// - Throws: `badImageData` when `index` is out of range or the frame data is corrupt.
     public func frame(at index: Int) throws -> PixelBuffer {
         output.finish(try handle.frame(at: index))
     }

@@ -16,6 +16,7 @@ import WebImageCore
 ///
 /// The coder holds no state; every call opens its own libheif context.
 public struct HEIFCoder: ImageCoder {
+    /// The HEIF coder (it holds no state).
     public init() {}
 
     /// Whether `data` starts with a HEIC or HEIF `ftyp` box.

@@ -25,6 +25,7 @@ import WebImageCore
 /// The coder holds no state: every call creates and frees its own libwebp objects, so one
 /// instance can be used from any number of threads.
 public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
+    /// The WebP coder (it holds no state).
     public init() {}
 
     // MARK: Decoding

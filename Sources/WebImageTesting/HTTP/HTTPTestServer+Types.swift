@@ -30,6 +30,7 @@ extension HTTPTestServer {
             case close
         }
 
+        /// What to do on the connection (default: respond).
         public var action: Action = .respond
         /// The status code.
         public var status: Int = 200
@@ -56,6 +57,7 @@ extension HTTPTestServer {
         /// only the request's stream, with `RST_STREAM`.
         public var reset = false
 
+        /// A response with `status`, `headers` and `body` (or another `action`).
         public init(
             status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
             action: Action = .respond
