@@ -6,21 +6,13 @@ decodes after a warm-up, median), in an order rotated every round; each contende
 the lowest of its round medians, so a burst of load from another process on the shared machine
 does not land on one contender only. Wall-clock and process-CPU medians are kept separately.
 """
-import re
-import subprocess
 import sys
+
+from harness import run
 
 bench, c_bench, data, iterations, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 peers = [sys.executable, "Benchmarks/python/peers.py"]
 MP = 4032 * 3024 / 1e6  # source megapixels (MP/s counts source pixels, thumbnails too)
-
-
-def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        return None
-    fields = dict(re.findall(r"(\w+)=(\S+)", out.stdout))
-    return float(fields["median_ms"]), float(fields["cpu_ms"]), fields.get("fnv")
 
 
 rows = []

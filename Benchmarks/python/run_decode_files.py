@@ -7,21 +7,13 @@ order rotated every round; each figure is the lowest of its round medians. Wall 
 process CPU are kept separately; `same px` says whether ours and the C floor produced
 identical pixels (FNV-1a of the RGBA output).
 """
-import re
-import subprocess
 import sys
+
+from harness import run
 
 bench, c_bench, iterations, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 inputs = [arg.split(":", 1) for arg in sys.argv[5:]]
 peers = [sys.executable, "Benchmarks/python/peers.py"]
-
-
-def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        return None
-    fields = dict(re.findall(r"(\w+)=(\S+)", out.stdout))
-    return float(fields["median_ms"]), float(fields["cpu_ms"]), fields.get("fnv")
 
 
 print("| file | ours ms (wall / CPU) | C ms | libvips ms | ours ÷ C (CPU) | libvips ÷ ours (CPU) | same px |")
