@@ -47,6 +47,7 @@ let package = Package(
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
 
         // The image model, format sniffing, coder protocols and registry: pure Swift, no C.
         .target(name: "WebImageCore", swiftSettings: swiftSettings),
@@ -54,7 +55,7 @@ let package = Package(
         // Decoders and encoders over the C libraries.
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF"],
+            dependencies: ["WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL"],
             swiftSettings: swiftSettings
         ),
 
@@ -154,8 +155,8 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageCodecsTests",
-            // CAVIF: the AVIF orientation tests encode their own files with libavif.
-            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF"],
+            // CAVIF, CJXL: the AVIF and JPEG XL tests encode their own files with libavif / libjxl.
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

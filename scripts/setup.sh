@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Codec libraries (headers + shared objects) the system-library targets link against.
-BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev pkg-config)
+BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev pkg-config)
 
 missing=()
 for p in "${BUILD_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do

@@ -6,6 +6,7 @@ public enum BuiltInCoders {
     public static var all: [any ImageCoder] {
         [
             // Each codec adds its coder here.
+            JXLCoder(),
             HEIFCoder(),
             AVIFCoder(),
             WebPCoder(),
