@@ -47,7 +47,7 @@ bench-setup: setup
 ## (docs/PERFORMANCE.md)
 bench: bench-setup
 	bash Benchmarks/run-decode.sh
-	bash Benchmarks/run-decode-avif-heif.sh
+	bash Benchmarks/run-decode-newer-formats.sh
 
 ## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
 ## every decoder entry point, under AddressSanitizer (own build folder .build-asan)

@@ -10,9 +10,11 @@
  *         to RGBA8 (full decode only: AV1 has no scaled decode)
  *   HEIF  libheif: no decoding threads (set_max_decoding_threads 0), primary image, interleaved RGBA with convert_hdr_to_8bit, rows copied into
  *         a fresh buffer, alpha set to 255 when the image has none (full decode only)
+ *   JXL   libjxl: no parallel runner, keep orientation, unpremultiplied alpha, RGBA8 into a
+ *         fresh buffer (full decode only)
  * The inputs carry no EXIF orientation that either side applies, so no rotation is timed.
  *
- * usage: decode_bench jpeg|png|webp|avif|heif FILE ITERATIONS DENOM
+ * usage: decode_bench jpeg|png|webp|avif|heif|jxl FILE ITERATIONS DENOM
  *   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
  * prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source> size=<WxH out> fnv=<hash of the last
  *   output's pixels> (the Swift harness prints the same hash: equal hashes = same output)
@@ -26,6 +28,7 @@
 #include <webp/decode.h>
 #include <avif/avif.h>
 #include <libheif/heif.h>
+#include <jxl/decode.h>
 
 static double clock_ms(clockid_t clock) {
     struct timespec ts;
@@ -227,15 +230,51 @@ static int run_heif(const unsigned char *data, size_t size, int denom, int *w, i
     return rc;
 }
 
+static int run_jxl(const unsigned char *data, size_t size, int denom, int *w, int *h) {
+    if (denom != 1) return -1;
+    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE);
+    JxlDecoderSetKeepOrientation(dec, JXL_TRUE);
+    JxlDecoderSetUnpremultiplyAlpha(dec, JXL_TRUE);
+    JxlDecoderSetInput(dec, data, size);
+    JxlDecoderCloseInput(dec);
+    JxlPixelFormat format = {4, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    JxlBasicInfo info;
+    unsigned char *out = NULL;
+    int rc = -1;
+    for (;;) {
+        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        if (status == JXL_DEC_BASIC_INFO) {
+            JxlDecoderGetBasicInfo(dec, &info);
+            *w = (int)info.xsize; *h = (int)info.ysize;
+        } else if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+            size_t needed = 0;
+            JxlDecoderImageOutBufferSize(dec, &format, &needed);
+            out = malloc(needed);
+            JxlDecoderSetImageOutBuffer(dec, &format, out, needed);
+        } else if (status == JXL_DEC_FULL_IMAGE) {
+            rc = 0;
+            if (keeping) keep(out, *w, *h);
+            break;  /* the first frame, as a still image */
+        } else {
+            break;
+        }
+    }
+    free(out);
+    JxlDecoderDestroy(dec);
+    return rc;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 5) { fprintf(stderr, "usage: %s jpeg|png|webp|avif|heif FILE ITERATIONS DENOM\n", argv[0]); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: %s jpeg|png|webp|avif|heif|jxl FILE ITERATIONS DENOM\n", argv[0]); return 2; }
     size_t size;
     unsigned char *data = read_file(argv[2], &size);
     if (!data) { perror(argv[2]); return 1; }
     int iterations = atoi(argv[3]), denom = atoi(argv[4]);
     int (*run)(const unsigned char *, size_t, int, int *, int *) =
         strcmp(argv[1], "jpeg") == 0 ? run_jpeg : strcmp(argv[1], "png") == 0 ? run_png :
-        strcmp(argv[1], "avif") == 0 ? run_avif : strcmp(argv[1], "heif") == 0 ? run_heif : run_webp;
+        strcmp(argv[1], "avif") == 0 ? run_avif : strcmp(argv[1], "heif") == 0 ? run_heif :
+        strcmp(argv[1], "jxl") == 0 ? run_jxl : run_webp;
     int w = 0, h = 0;
     if (run(data, size, denom, &w, &h) != 0) { fprintf(stderr, "decode failed\n"); return 1; }  /* warm-up */
     double *times = malloc(sizeof(double) * (size_t)iterations);
