@@ -22,7 +22,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Argument(help: "The file to write.")
     var output: String
 
-    @Option(help: "Output format: jpeg, png, gif or webp (default: from OUT's extension).")
+    @Option(help: "Output format: jpeg, png, gif, webp or avif (default: from OUT's extension).")
     var format: String?
 
     @Option(help: "Quality 0–100 for lossy formats (default 90).")
@@ -59,7 +59,7 @@ struct ConvertCommand: AsyncParsableCommand {
             throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
         }
         if let format, ImageFormat(name: format) == nil {
-            throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif or webp.")
+            throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif, webp or avif.")
         }
         if outputFormat == nil {
             throw ValidationError("Cannot tell the output format from '\(output)'. Add --format.")

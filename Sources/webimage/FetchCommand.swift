@@ -20,13 +20,14 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// The formats `--format` accepts.
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-        case jpeg, png, webp
+        case jpeg, png, webp, avif
 
         var imageFormat: ImageFormat {
             switch self {
             case .jpeg: .jpeg
             case .png: .png
             case .webp: .webp
+            case .avif: .avif
             }
         }
     }

@@ -2,8 +2,8 @@ import CAVIF
 import Foundation
 import WebImageCore
 
-/// The AVIF decoder over libavif (SPEC C-3's later step): still images and image sequences
-/// (animated AVIF), 8-, 10- and 12-bit sources, alpha.
+/// The AVIF coder over libavif (SPEC C-3's later step): decodes still images and image
+/// sequences (animated AVIF), 8-, 10- and 12-bit sources, alpha; encodes 8-bit AVIF.
 ///
 /// - Pixels come out as 8-bit RGBA with straight alpha; higher bit depths are scaled down by
 ///   libavif's YUV→RGB conversion.
@@ -15,9 +15,11 @@ import WebImageCore
 /// - The container's `irot`/`imir` properties are applied as the equivalent EXIF orientation
 ///   (result `.up`); with ``/WebImageCore/DecodeOptions/applyOrientation`` off, pixels are as
 ///   coded and the orientation is reported. Thumbnail sizes apply to the image as shown.
-/// - AVIF is not encoded.
+/// - Encoding (libaom through libavif): quality 0…1 onto the AV1 quantizer, lossless (4:4:4,
+///   identity matrix, exact), alpha, `maxPixelSize`, `maxFileSize`, image sequences with
+///   frame durations; the image's orientation is applied (no transform properties written).
 ///
-/// The coder holds no state; every call creates its own libavif decoder.
+/// The coder holds no state; every call creates its own libavif decoder or encoder.
 public struct AVIFCoder: AnimatedImageDecoding {
     /// The AVIF coder (it holds no state).
     public init() {}
@@ -42,6 +44,19 @@ public struct AVIFCoder: AnimatedImageDecoding {
         return Image(
             frames: frames, scale: Self.scale(options), orientation: output.reportedOrientation, format: .avif, loopCount: 0,
             hasAlpha: handle.hasAlpha)
+    }
+
+    /// Whether `format` is AVIF.
+    public func canEncode(_ format: ImageFormat) -> Bool {
+        format == .avif
+    }
+
+    /// Encodes `image` as AVIF (an image sequence when it has several frames and the options
+    /// keep them), its orientation applied.
+    /// - Throws: `unsupportedFormat` for another format, `encodingFailed` when libavif fails.
+    public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .avif else { throw WebImageError.unsupportedFormat(format, reason: "AVIFCoder encodes AVIF only") }
+        return try AVIFEncoding.encode(image, options: options)
     }
 
     /// Reads size, alpha and frame count from the container, without decoding pixels.

@@ -1,0 +1,107 @@
+import CAVIF
+import Foundation
+import WebImageCore
+
+/// AVIF encoding with libavif (libaom): still images and image sequences, lossy (4:2:0) or
+/// lossless (4:4:4, identity matrix), with alpha.
+///
+/// Quality 0…1 maps linearly onto AV1's quantizer 63…0 (colour and alpha alike). libaom runs at
+/// speed 8 — a server-side thumbnail trade-off: much faster than its default 6 for files within
+/// a few percent of the size — on one thread (the ProcessingPool bounds parallelism). Image
+/// sequences loop forever (libavif 0.11 writes no repetition count).
+enum AVIFEncoding {
+    /// The speed handed to libaom (0 slowest … 10 fastest).
+    static let speed: Int32 = 8
+
+    /// Encodes `image` per `options` (size cap, quality, lossless, file-size target, animation).
+    static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
+        var source = image.orientation == .up
+            ? image
+            : image.replacing(
+                frames: image.frames.map { ImageFrame(pixels: $0.pixels.applying(image.orientation), duration: $0.duration) },
+                orientation: .up)
+        if !options.keepAnimation && source.frames.count > 1 {
+            source = source.replacing(frames: [ImageFrame(pixels: source.pixels)])
+        }
+        if let box = options.maxPixelSize {
+            let size = ThumbnailSizing.fit(source.pixelSize, within: box, preserveAspectRatio: true)
+            if size != source.pixelSize {
+                source = source.replacing(frames: source.frames.map {
+                    ImageFrame(pixels: $0.pixels.downscaled(to: size), duration: $0.duration)
+                })
+            }
+        }
+        if let maxBytes = options.maxFileSize, !options.lossless {
+            return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) {
+                try encode($0, quality: $1, lossless: false)
+            }
+        }
+        return try encode(source, quality: options.clampedQuality, lossless: options.lossless)
+    }
+
+    /// One encode at a fixed quality (0…1).
+    static func encode(_ image: Image, quality: Double, lossless: Bool) throws -> Data {
+        guard let encoder = avifEncoderCreate() else {
+            throw WebImageError.encodingFailed(reason: "libavif could not create an encoder")
+        }
+        defer { avifEncoderDestroy(encoder) }
+        let quantizer = lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : Int32((1 - min(1, max(0, quality))) * 63 + 0.5)
+        encoder.pointee.minQuantizer = quantizer
+        encoder.pointee.maxQuantizer = quantizer
+        encoder.pointee.minQuantizerAlpha = quantizer
+        encoder.pointee.maxQuantizerAlpha = quantizer
+        encoder.pointee.speed = speed
+        encoder.pointee.maxThreads = 1
+        encoder.pointee.timescale = 1000
+        let opaque = !image.hasAlpha || image.frames.allSatisfy { $0.pixels.isFullyOpaque() }
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        if image.frames.count == 1 {
+            let frame = try yuvImage(image.pixels, lossless: lossless, opaque: opaque)
+            defer { avifImageDestroy(frame) }
+            try check(avifEncoderWrite(encoder, frame, &output))
+        } else {
+            for frame in image.frames {
+                let yuv = try yuvImage(frame.pixels, lossless: lossless, opaque: opaque)
+                defer { avifImageDestroy(yuv) }
+                let milliseconds = UInt64(max(1, (frame.duration * 1000).rounded()))
+                try check(avifEncoderAddImage(encoder, yuv, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue)))
+            }
+            try check(avifEncoderFinish(encoder, &output))
+        }
+        guard let bytes = output.data, output.size > 0 else {
+            throw WebImageError.encodingFailed(reason: "AVIF: the encoder wrote nothing")
+        }
+        return Data(bytes: bytes, count: output.size)
+    }
+
+    /// `pixels` converted to an 8-bit YUV `avifImage` (the caller destroys it).
+    private static func yuvImage(_ pixels: PixelBuffer, lossless: Bool, opaque: Bool) throws -> UnsafeMutablePointer<avifImage> {
+        let format = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
+        guard let image = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8, format) else {
+            throw WebImageError.encodingFailed(reason: "libavif could not create an image")
+        }
+        image.pointee.yuvRange = AVIF_RANGE_FULL
+        if lossless { image.pointee.matrixCoefficients = avifMatrixCoefficients(AVIF_MATRIX_COEFFICIENTS_IDENTITY) }
+        let result = pixels.bytes.withUnsafeBufferPointer { bytes -> avifResult in
+            var rgb = avifRGBImage()
+            avifRGBImageSetDefaults(&rgb, image)
+            rgb.format = AVIF_RGB_FORMAT_RGBA
+            rgb.depth = 8
+            rgb.ignoreAlpha = opaque ? AVIF_TRUE : AVIF_FALSE
+            rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress)
+            rgb.rowBytes = UInt32(pixels.bytesPerRow)
+            return avifImageRGBToYUV(image, &rgb)
+        }
+        guard result == AVIF_RESULT_OK else {
+            avifImageDestroy(image)
+            throw WebImageError.encodingFailed(reason: "AVIF: \(String(cString: avifResultToString(result)))")
+        }
+        return image
+    }
+
+    private static func check(_ result: avifResult) throws {
+        guard result != AVIF_RESULT_OK else { return }
+        throw WebImageError.encodingFailed(reason: "AVIF: \(String(cString: avifResultToString(result)))")
+    }
+}
