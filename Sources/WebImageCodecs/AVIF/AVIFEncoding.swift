@@ -5,7 +5,8 @@ import WebImageCore
 /// AVIF encoding with libavif (libaom): still images and image sequences, lossy (4:2:0) or
 /// lossless (4:4:4, identity matrix), with alpha.
 ///
-/// Quality 0…1 maps linearly onto AV1's quantizer 63…0 (colour and alpha alike). libaom runs at
+/// Quality 0…1 maps linearly onto AV1's quantizer 63…0 (colour and alpha alike), as libavif
+/// 1.x's own `quality` setting does. libaom runs at
 /// speed 8 — a server-side thumbnail trade-off: much faster than its default 6 for files within
 /// a few percent of the size — on one thread (the ProcessingPool bounds parallelism). Image
 /// sequences loop forever (libavif 0.11 writes no repetition count).
