@@ -32,6 +32,7 @@ struct DemoSample {
             ("WebP, animated", "generated-valid/anim_6f_lossy_64x48.webp", .valid),
             ("HEIC", "generated-valid/still_64x48.heic", .valid),
             ("AVIF, animated", "generated-valid/anim_6f_64x48.avif", .valid),
+            ("JPEG XL", "sdwebimage/TestHDR.jxl", .valid),
             ("HTML page named .jpg", "malformed/generated/html_404_named.jpg", .malformed),
             ("PNG bomb 100000x100000", "malformed/generated/png_bomb_header_100000x100000_rgba.png", .malformed),
         ]
