@@ -21,3 +21,21 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         bound <= 0 ? 0 : Int(next() % UInt64(bound))
     }
 }
+
+extension SeededRandom {
+    /// Applies 1…`maxEdits` random edits to `bytes` — overwrite a byte, flip one bit, delete a
+    /// run of up to 16 bytes, or insert a byte — for mutation tests. Never leaves it empty.
+    public mutating func mutate(_ bytes: inout [UInt8], maxEdits: Int = 8) {
+        if bytes.isEmpty { bytes = [0] }
+        for _ in 0..<(1 + below(maxEdits)) {
+            let position = below(bytes.count)
+            switch below(4) {
+            case 0: bytes[position] = UInt8(truncatingIfNeeded: next())
+            case 1: bytes[position] ^= 1 << UInt8(below(8))
+            case 2: bytes.removeSubrange(position..<min(bytes.count, position + 1 + below(16)))
+            default: bytes.insert(UInt8(truncatingIfNeeded: next()), at: position)
+            }
+            if bytes.isEmpty { bytes = [0] }
+        }
+    }
+}

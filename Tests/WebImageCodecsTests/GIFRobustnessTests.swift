@@ -90,17 +90,7 @@ struct GIFRobustnessTests {
                          "gif/anim/issue_1455_undersized.gif"].map { try [UInt8](Corpus.data($0)) }
         for round in 0..<200 {
             var bytes = seeds[round % seeds.count]
-            let edits = 1 + Int(generator.next() % 8)
-            for _ in 0..<edits {
-                let position = Int(generator.next() % UInt64(bytes.count))
-                switch generator.next() % 4 {
-                case 0: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                case 1: bytes[position] ^= 1 << UInt8(generator.next() % 8)
-                case 2: bytes.removeSubrange(position..<min(bytes.count, position + 1 + Int(generator.next() % 16)))
-                default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: position)
-                }
-                if bytes.isEmpty { bytes = [0] }
-            }
+            generator.mutate(&bytes)
             let data = Data(bytes)
             do {
                 let image = try coder.decode(data, options: .default)

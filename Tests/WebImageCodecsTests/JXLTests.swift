@@ -170,15 +170,7 @@ struct JXLTests {
         var generator = SeededRandom(seed: 0x1A11)
         for round in 0..<150 {
             var bytes = seeds[round % seeds.count]
-            for _ in 0..<(1 + generator.below(8)) {
-                let position = generator.below(bytes.count)
-                switch generator.below(3) {
-                case 0: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                case 1: bytes[position] ^= 1 << UInt8(generator.below(8))
-                default: bytes.removeSubrange(position..<min(bytes.count, position + 1 + generator.below(16)))
-                }
-                if bytes.isEmpty { bytes = [0] }
-            }
+            generator.mutate(&bytes)
             exercise(Data(bytes))
         }
     }

@@ -52,6 +52,15 @@ struct PNGEncodeTests {
         #expect(decoded.pixels.pixel(x: 3, y: 2).r == pixels.pixel(x: 3, y: 2).r)
     }
 
+    @Test("Given an oriented image (still or animated), when encoded, then the file is upright", arguments: [1, 3])
+    func orientationApplied(frameCount: Int) throws {
+        let frames = (0..<frameCount).map { ImageFrame(pixels: Self.pattern(width: 7, height: 5, seed: $0, alpha: true), duration: 0.1) }
+        let image = Image(frames: frames, orientation: .right, format: .png, hasAlpha: true)
+        let decoded = try coder.decode(try coder.encode(image, format: .png, options: .default), options: .default)
+        #expect(decoded.orientation == .up)
+        #expect(decoded.frames.map(\.pixels.bytes) == frames.map { $0.pixels.applying(.right).bytes })
+    }
+
     @Test("Given maxPixelSize, when encoded, then the result fits within it")
     func maxPixelSize() throws {
         let image = Image(pixels: Self.pattern(width: 200, height: 100, seed: 4, alpha: false))

@@ -16,22 +16,7 @@ enum AVIFEncoding {
 
     /// Encodes `image` per `options` (size cap, quality, lossless, file-size target, animation).
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
-        var source = image.orientation == .up
-            ? image
-            : image.replacing(
-                frames: image.frames.map { ImageFrame(pixels: $0.pixels.applying(image.orientation), duration: $0.duration) },
-                orientation: .up)
-        if !options.keepAnimation && source.frames.count > 1 {
-            source = source.replacing(frames: [ImageFrame(pixels: source.pixels)])
-        }
-        if let box = options.maxPixelSize {
-            let size = ThumbnailSizing.fit(source.pixelSize, within: box, preserveAspectRatio: true)
-            if size != source.pixelSize {
-                source = source.replacing(frames: source.frames.map {
-                    ImageFrame(pixels: $0.pixels.downscaled(to: size), duration: $0.duration)
-                })
-            }
-        }
+        let source = options.preparedImage(image)
         if let maxBytes = options.maxFileSize, !options.lossless {
             return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) {
                 try encode($0, quality: $1, lossless: false)

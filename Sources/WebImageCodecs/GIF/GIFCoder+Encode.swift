@@ -22,19 +22,9 @@ extension GIFCoder {
         guard format == .gif else {
             throw WebImageError.unsupportedFormat(format, reason: "GIFCoder encodes only GIF")
         }
-        var frames = options.keepAnimation ? image.frames : [image.frames[0]]
-        if image.orientation != .up {
-            frames = frames.map { ImageFrame(pixels: $0.pixels.applying(image.orientation), duration: $0.duration) }
-        }
-        if let box = options.maxPixelSize, let first = frames.first {
-            let size = PixelSize(width: first.pixels.width, height: first.pixels.height)
-            let target = ThumbnailSizing.fit(size, within: box, preserveAspectRatio: true)
-            if target != size {
-                frames = frames.map { ImageFrame(pixels: $0.pixels.downscaled(to: target), duration: $0.duration) }
-            }
-        }
+        let source = options.preparedImage(image)
         let prepared = Image(
-            frames: frames, scale: image.scale, orientation: .up, format: .gif, loopCount: image.loopCount,
+            frames: source.frames, scale: image.scale, orientation: .up, format: .gif, loopCount: image.loopCount,
             hasAlpha: image.hasAlpha)
         if let maxBytes = options.maxFileSize {
             return try FileSizeSearch.encode(prepared, maxBytes: maxBytes, startQuality: 1) { candidate, quality in

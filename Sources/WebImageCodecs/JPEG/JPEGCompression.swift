@@ -38,13 +38,7 @@ enum JPEGCompression {
 
     /// The pixels to encode: first frame, oriented upright, shrunk to `maxPixelSize`.
     static func preparedPixels(of image: Image, maxPixelSize: PixelSize?) -> PixelBuffer {
-        var pixels = image.pixels.applying(image.orientation)
-        if let box = maxPixelSize, box.width > 0, box.height > 0 {
-            let size = PixelSize(width: pixels.width, height: pixels.height)
-            let fitted = ThumbnailSizing.fit(size, within: box, preserveAspectRatio: true)
-            if fitted != size { pixels = pixels.downscaled(to: fitted) }
-        }
-        return pixels
+        EncodeOptions(maxPixelSize: maxPixelSize, keepAnimation: false).preparedImage(image).pixels
     }
 
     /// Encodes per `options` (see ``JPEGCoder/encode(_:format:options:)``).

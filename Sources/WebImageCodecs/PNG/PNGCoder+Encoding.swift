@@ -9,6 +9,8 @@ extension PNGCoder {
     /// ``/WebImageCore/EncodeOptions/keepAnimation`` is on (every frame full-canvas, durations in
     /// milliseconds, the image's loop count).
     ///
+    /// The image's orientation is applied: files are written upright, without an `eXIf` chunk.
+    ///
     /// PNG is lossless: ``/WebImageCore/EncodeOptions/quality`` and ``/WebImageCore/EncodeOptions/lossless`` are ignored.
     /// Alpha is written (RGBA8) when the image has alpha and some pixel is not opaque;
     /// otherwise RGB8. ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks the image first (aspect ratio
@@ -21,11 +23,7 @@ extension PNGCoder {
         guard format == .png else {
             throw WebImageError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
         }
-        var frames = options.keepAnimation ? image.frames : [image.frames[0]]
-        if let box = options.maxPixelSize, box.width > 0, box.height > 0 {
-            let size = ThumbnailSizing.fit(image.pixelSize, within: box, preserveAspectRatio: true)
-            frames = Self.resized(frames, to: size)
-        }
+        var frames = options.preparedImage(image).frames
         let alpha = image.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
         var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
         guard let maxBytes = options.maxFileSize, best.count > maxBytes else { return Data(best) }

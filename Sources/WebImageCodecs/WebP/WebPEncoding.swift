@@ -6,18 +6,7 @@ import WebImageCore
 enum WebPEncoding {
     /// Encodes `image` per `options` (size cap, quality, lossless, file-size target, animation).
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
-        var source = upright(image)
-        if !options.keepAnimation && source.frames.count > 1 {
-            source = source.replacing(frames: [ImageFrame(pixels: source.pixels)])
-        }
-        if let box = options.maxPixelSize {
-            let size = ThumbnailSizing.fit(source.pixelSize, within: box, preserveAspectRatio: true)
-            if size != source.pixelSize {
-                source = source.replacing(frames: source.frames.map {
-                    ImageFrame(pixels: $0.pixels.downscaled(to: size), duration: $0.duration)
-                })
-            }
-        }
+        let source = options.preparedImage(image)
         let lossless = options.lossless
         if let maxBytes = options.maxFileSize, !lossless {
             return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) {
@@ -25,14 +14,6 @@ enum WebPEncoding {
             }
         }
         return try encode(source, quality: options.clampedQuality, lossless: lossless)
-    }
-
-    /// The image with its orientation applied (WebP files written here carry no EXIF).
-    private static func upright(_ image: Image) -> Image {
-        guard image.orientation != .up else { return image }
-        return image.replacing(
-            frames: image.frames.map { ImageFrame(pixels: $0.pixels.applying(image.orientation), duration: $0.duration) },
-            orientation: .up)
     }
 
     /// One encode at a fixed quality (0…1).

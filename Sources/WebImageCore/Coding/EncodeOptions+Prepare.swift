@@ -1,0 +1,27 @@
+extension EncodeOptions {
+    /// The image an encoder writes for `image`, the same for every format: turned upright
+    /// (files are written without an orientation tag), only its first frame unless
+    /// ``keepAnimation``, and fitted within ``maxPixelSize`` (aspect ratio kept, never
+    /// enlarged). Returns `image` itself when there is nothing to change.
+    public func preparedImage(_ image: Image) -> Image {
+        var frames = image.frames
+        var changed = false
+        if !keepAnimation && frames.count > 1 {
+            frames = [frames[0]]
+            changed = true
+        }
+        if image.orientation != .up {
+            frames = frames.map { ImageFrame(pixels: $0.pixels.applying(image.orientation), duration: $0.duration) }
+            changed = true
+        }
+        if let box = maxPixelSize, let first = frames.first {
+            let size = PixelSize(width: first.pixels.width, height: first.pixels.height)
+            let target = ThumbnailSizing.fit(size, within: box, preserveAspectRatio: true)
+            if target != size {
+                frames = frames.map { ImageFrame(pixels: $0.pixels.downscaled(to: target), duration: $0.duration) }
+                changed = true
+            }
+        }
+        return changed ? image.replacing(frames: frames, orientation: .up) : image
+    }
+}
