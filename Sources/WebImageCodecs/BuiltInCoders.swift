@@ -6,6 +6,8 @@ public enum BuiltInCoders {
     public static var all: [any ImageCoder] {
         [
             // Each codec adds its coder here.
+            BMPCoder(),
+            ICOCoder(),
             JXLCoder(),
             HEIFCoder(),
             AVIFCoder(),

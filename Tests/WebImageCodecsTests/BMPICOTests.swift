@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+import WebImageCodecs
+import WebImageCore
+import WebImageTesting
+
+/// BMP and ICO files written here (the corpus has none), in the layouts real writers use.
+enum BMPFixture {
+    static func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF)] }
+    static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+    /// A DIB (header, masks, palette, rows) of `pixels` at `bits` per pixel. Palette formats
+    /// index `palette` (RGBA) by the position of each pixel's colour in it.
+    static func dib(
+        _ pixels: PixelBuffer, bits: Int, topDown: Bool = false, palette: [[UInt8]] = [], bitFields: [UInt32]? = nil,
+        heightFactor: Int = 1, mask: [[Bool]]? = nil
+    ) -> [UInt8] {
+        let width = pixels.width, height = pixels.height
+        let headerSize = bitFields != nil ? 108 : 40
+        var out = le32(headerSize) + le32(width) + le32((topDown ? -1 : 1) * height * heightFactor)
+        out += le16(1) + le16(bits) + le32(bitFields != nil ? 3 : 0) + le32(0) + le32(2835) + le32(2835)
+        out += le32(palette.count) + le32(0)
+        if let fields = bitFields {
+            for field in fields { out += le32(Int(field)) }
+            out += [UInt8](repeating: 0, count: headerSize - 40 - fields.count * 4)
+        }
+        for color in palette { out += [color[2], color[1], color[0], 0] }
+        let stride = ((width * bits + 31) / 32) * 4
+        let rows = topDown ? Array(0..<height) : Array((0..<height).reversed())
+        for y in rows {
+            var row = [UInt8](repeating: 0, count: stride)
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                let rgba = Array(pixels.bytes[i..<i + 4])
+                switch bits {
+                case 1, 4, 8:
+                    let index = palette.firstIndex { Array($0.prefix(3)) == Array(rgba.prefix(3)) } ?? 0
+                    let perByte = 8 / bits
+                    row[x / perByte] |= UInt8(index << (8 - bits * (x % perByte + 1)))
+                case 16:  // 5-6-5 bit fields
+                    let value = Int(rgba[0] >> 3) << 11 | Int(rgba[1] >> 2) << 5 | Int(rgba[2] >> 3)
+                    row[x * 2] = UInt8(value & 0xFF)
+                    row[x * 2 + 1] = UInt8(value >> 8)
+                case 24:
+                    row[x * 3] = rgba[2]
+                    row[x * 3 + 1] = rgba[1]
+                    row[x * 3 + 2] = rgba[0]
+                default:
+                    row[x * 4] = rgba[2]
+                    row[x * 4 + 1] = rgba[1]
+                    row[x * 4 + 2] = rgba[0]
+                    row[x * 4 + 3] = rgba[3]
+                }
+            }
+            out += row
+        }
+        if let mask {
+            let maskStride = ((width + 31) / 32) * 4
+            for y in rows {
+                var row = [UInt8](repeating: 0, count: maskStride)
+                for x in 0..<width where mask[y][x] { row[x / 8] |= 0x80 >> UInt8(x % 8) }
+                out += row
+            }
+        }
+        return out
+    }
+
+    /// A BMP file around `dib`.
+    static func bmp(_ dib: [UInt8], paletteAndMasks: Int = 0) -> Data {
+        let headerSize = Int(dib[0]) | Int(dib[1]) << 8
+        let pixelOffset = 14 + headerSize + paletteAndMasks
+        return Data([0x42, 0x4D] + le32(14 + dib.count) + le32(0) + le32(pixelOffset) + dib)
+    }
+
+    /// An ICO file with `entries` (width, height, bits, payload).
+    static func ico(_ entries: [(width: Int, height: Int, bits: Int, payload: [UInt8])]) -> Data {
+        var out = le16(0) + le16(1) + le16(entries.count)
+        var offset = 6 + entries.count * 16
+        for entry in entries {
+            out += [UInt8(entry.width & 0xFF), UInt8(entry.height & 0xFF), 0, 0] + le16(1) + le16(entry.bits)
+            out += le32(entry.payload.count) + le32(offset)
+            offset += entry.payload.count
+        }
+        for entry in entries { out += entry.payload }
+        return Data(out)
+    }
+}
+
+@Suite("BMP and ICO decoding")
+struct BMPICOTests {
+    /// Opaque pixels in four colours (so they fit any palette).
+    static let colors: [[UInt8]] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 255, 255]]
+
+    static func quadrants(width: Int = 7, height: Int = 5) -> PixelBuffer {
+        PixelBuffer.make(width: width, height: height) { out in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let color = colors[(x < width / 2 ? 0 : 1) + (y < height / 2 ? 0 : 2)]
+                    for c in 0..<4 { out[(y * width + x) * 4 + c] = color[c] }
+                }
+            }
+        }
+    }
+
+    @Test("Given BMPs at every bit depth, bottom-up and top-down, then the pixels come back", arguments: [1, 4, 8, 16, 24, 32], [false, true])
+    func bitDepths(bits: Int, topDown: Bool) throws {
+        // 1 bit holds two colours: use the first two.
+        let pixels = bits == 1
+            ? PixelBuffer.make(width: 9, height: 3) { out in
+                for i in 0..<27 { for c in 0..<4 { out[i * 4 + c] = Self.colors[i % 2][c] } }
+            }
+            : Self.quadrants()
+        let palette = bits <= 8 ? Array(Self.colors.prefix(bits == 1 ? 2 : 4)) : []
+        let fields: [UInt32]? = bits == 16 ? [0xF800, 0x07E0, 0x001F] : nil
+        let dib = BMPFixture.dib(pixels, bits: bits, topDown: topDown, palette: palette, bitFields: fields)
+        let data = BMPFixture.bmp(dib, paletteAndMasks: palette.count * 4)
+        let image = try CodersManager.shared.decode(data, options: .default)
+        #expect(image.format == .bmp)
+        #expect(image.pixels.bytes == pixels.bytes, "\(bits) bits, top-down \(topDown)")
+        #expect(!image.hasAlpha)
+        #expect(try CodersManager.shared.readMetadata(data).pixelSize == image.pixelSize)
+    }
+
+    @Test("Given a 32-bit BMP with an alpha bit field, then alpha is kept; with all-zero alpha bytes, the image is opaque")
+    func alpha() throws {
+        let translucent = PixelBuffer.make(width: 4, height: 2) { out in
+            for i in 0..<8 { out[i * 4] = 200; out[i * 4 + 1] = UInt8(i * 30); out[i * 4 + 2] = 10; out[i * 4 + 3] = UInt8(i * 32 + 3) }
+        }
+        let withAlpha = BMPFixture.bmp(BMPFixture.dib(translucent, bits: 32, bitFields: [0xFF_0000, 0xFF00, 0xFF, 0xFF00_0000]))
+        let decoded = try CodersManager.shared.decode(withAlpha, options: .default)
+        #expect(decoded.pixels.bytes == translucent.bytes && decoded.hasAlpha)
+        let zeroAlpha = PixelBuffer.make(width: 4, height: 2) { out in
+            for i in 0..<8 { out[i * 4] = 9; out[i * 4 + 1] = 8; out[i * 4 + 2] = 7; out[i * 4 + 3] = 0 }
+        }
+        let opaque = try CodersManager.shared.decode(BMPFixture.bmp(BMPFixture.dib(zeroAlpha, bits: 32)), options: .default)
+        #expect(!opaque.hasAlpha && opaque.pixels.bytes.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 255 })
+    }
+
+    @Test("Given an icon with a small bitmap entry and a larger PNG entry, then the PNG is shown; a bitmap entry's AND mask makes pixels transparent")
+    func icons() throws {
+        let small = Self.quadrants(width: 8, height: 8)
+        let mask = (0..<8).map { y in (0..<8).map { x in x == y } }
+        let smallDIB = BMPFixture.dib(small, bits: 24, heightFactor: 2, mask: mask)
+        let large = Self.quadrants(width: 32, height: 32)
+        let png = [UInt8](try PNGCoder().encode(Image(pixels: large), format: .png, options: .default))
+        let both = BMPFixture.ico([(8, 8, 24, smallDIB), (32, 32, 32, png)])
+        let shown = try CodersManager.shared.decode(both, options: .default)
+        #expect(shown.format == .ico && shown.pixelSize == PixelSize(width: 32, height: 32))
+        #expect(shown.pixels.bytes == large.bytes)
+        #expect(try CodersManager.shared.readMetadata(both).pixelSize == PixelSize(width: 32, height: 32))
+
+        let masked = try CodersManager.shared.decode(BMPFixture.ico([(8, 8, 24, smallDIB)]), options: .default)
+        #expect(masked.hasAlpha)
+        for y in 0..<8 {
+            for x in 0..<8 {
+                let alpha = masked.pixels.bytes[(y * 8 + x) * 4 + 3]
+                #expect(alpha == (x == y ? 0 : 255), "(\(x), \(y))")
+            }
+        }
+    }
+
+    @Test("Given a declared size over the limit, then imageTooLarge before decoding; compressed bitmaps are unsupportedFormat")
+    func limitsAndCompression() throws {
+        var dib = BMPFixture.dib(Self.quadrants(), bits: 24)
+        dib.replaceSubrange(4..<12, with: BMPFixture.le32(100_000) + BMPFixture.le32(100_000))
+        #expect(performing: { try CodersManager.shared.decode(BMPFixture.bmp(dib), options: .default) }, throws: { error in
+            if case WebImageError.imageTooLarge = error { return true } else { return false }
+        })
+        var rle = BMPFixture.dib(Self.quadrants(), bits: 8, palette: Self.colors)
+        rle.replaceSubrange(16..<20, with: BMPFixture.le32(1))
+        #expect(performing: { try CodersManager.shared.decode(BMPFixture.bmp(rle, paletteAndMasks: 16), options: .default) }, throws: { error in
+            if case WebImageError.unsupportedFormat = error { return true } else { return false }
+        })
+    }
+
+    @Test("Given every prefix and 300 seeded mutations of BMPs and icons, then decoding gives an image or a typed error, never a crash")
+    func truncationsAndMutations() throws {
+        let png = [UInt8](try PNGCoder().encode(Image(pixels: Self.quadrants(width: 16, height: 16)), format: .png, options: .default))
+        let seeds: [[UInt8]] = [
+            [UInt8](BMPFixture.bmp(BMPFixture.dib(Self.quadrants(), bits: 4, palette: Self.colors), paletteAndMasks: 16)),
+            [UInt8](BMPFixture.bmp(BMPFixture.dib(Self.quadrants(), bits: 16, bitFields: [0xF800, 0x07E0, 0x001F]))),
+            [UInt8](BMPFixture.bmp(BMPFixture.dib(Self.quadrants(), bits: 32, topDown: true))),
+            [UInt8](BMPFixture.ico([(8, 8, 24, BMPFixture.dib(Self.quadrants(width: 8, height: 8), bits: 24, heightFactor: 2,
+                mask: Array(repeating: Array(repeating: false, count: 8), count: 8))), (16, 16, 32, png)])),
+        ]
+        func exercise(_ bytes: [UInt8]) {
+            let data = Data(bytes)
+            do {
+                let image = try CodersManager.shared.decode(data, options: .default)
+                #expect(image.pixels.bytes.count == image.width * image.height * 4)
+            } catch {
+                #expect(error is WebImageError, "\(error)")
+            }
+            _ = try? CodersManager.shared.readMetadata(data)
+        }
+        for bytes in seeds {
+            for end in 0..<bytes.count { exercise(Array(bytes[..<end])) }
+        }
+        var generator = SeededRandom(seed: 0xB3F)
+        for round in 0..<300 {
+            var bytes = seeds[round % seeds.count]
+            generator.mutate(&bytes)
+            exercise(bytes)
+        }
+    }
+}
