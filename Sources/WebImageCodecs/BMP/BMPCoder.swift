@@ -1,7 +1,7 @@
 import Foundation
 import WebImageCore
 
-/// The BMP decoder, in pure Swift (see ``DIBDecoding`` for what it reads): 1/4/8-bit palette,
+/// The BMP decoder, in pure Swift (the bitmap reader is shared with ``ICOCoder``): 1/4/8-bit palette,
 /// 16/24/32-bit, bit fields and alpha, bottom-up or top-down. A 32-bit bitmap's fourth byte is
 /// alpha unless every pixel's is zero, as browsers read it (Pillow ignores it). RLE- and
 /// JPEG/PNG-compressed bitmaps are `unsupportedFormat`. BMP is not encoded.
@@ -41,7 +41,7 @@ public struct BMPCoder: ImageCoder {
 }
 
 /// The ICO/CUR decoder, in pure Swift: the largest image of the icon (then the deepest), PNG
-/// entries through ``PNGCoder`` and bitmap entries through ``DIBDecoding`` with their AND
+/// entries through ``PNGCoder`` and bitmap entries through the BMP reader with their AND
 /// transparency mask. ICO is not encoded.
 public struct ICOCoder: ImageCoder {
     /// The ICO coder (it holds no state).
