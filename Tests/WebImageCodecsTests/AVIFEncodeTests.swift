@@ -78,6 +78,16 @@ struct AVIFEncodeTests {
         #expect(try coder.decode(fitted, options: .default).pixelSize == image.pixelSize)
     }
 
+    @Test("Given frames with absurd durations (infinite, NaN, negative, huge), then encoding clamps them instead of trapping")
+    func absurdDurations() throws {
+        let durations = [Double.infinity, .nan, -5, 1e300]
+        let frames = durations.map { ImageFrame(pixels: Self.gradient(width: 8, height: 8, alpha: false), duration: $0) }
+        let decoded = try CodersManager.shared.decode(
+            try coder.encode(Image(frames: frames, hasAlpha: false), format: .avif, options: EncodeOptions(lossless: true)), options: .default)
+        #expect(decoded.frames.count == 4)
+        #expect(decoded.frames.allSatisfy { $0.duration > 0 && $0.duration.isFinite })
+    }
+
     @Test("Then the AVIF coder encodes AVIF only")
     func formats() {
         #expect(coder.canEncode(.avif) && !coder.canEncode(.webp))

@@ -107,6 +107,18 @@ struct AVIFHEIFTests {
         #expect(performing: { try decode("generated-valid/anim_6f_64x48.avif", options: fewFrames) }, throws: isTooLarge)
     }
 
+    @Test("Given a HEIC whose crop is within the limit but whose coded size is not, then imageTooLarge before decoding", .enabled(if: Corpus.isAvailable))
+    func codedSizeLimit() throws {
+        // still_64x48.heic is coded at 64x64 (ispe) and cropped to 64x48 (clap).
+        var options = DecodeOptions()
+        options.limits.maxPixelCount = 64 * 48
+        #expect(performing: { try decode("generated-valid/still_64x48.heic", options: options) }, throws: { error in
+            if case WebImageError.imageTooLarge = error { return true } else { return false }
+        })
+        options.limits.maxPixelCount = 64 * 64
+        #expect(try decode("generated-valid/still_64x48.heic", options: options).pixelSize == PixelSize(width: 64, height: 48))
+    }
+
     @Test("Given every prefix and 150 seeded mutations of the AVIF and HEIC files, then decoding gives an image or a typed error, never a crash", .enabled(if: Corpus.isAvailable))
     func truncationsAndMutations() throws {
         let seeds = try ["generated-valid/anim_6f_64x48.avif", "generated-valid/alpha_64x48.avif",

@@ -44,7 +44,8 @@ private func download(
 struct LoadingResumeTests {
     let image = RawTestCoder.encode(width: 128, height: 96, seed: 5)
     let etag = "\"v1\""
-    let lastModified = "Sat, 21 Nov 2026 10:00:00 GMT"
+    let lastModified = "Tue, 01 Jan 2019 00:00:00 GMT"
+    let serverDate = "Tue, 01 Jan 2019 00:05:00 GMT"
 
     @Test("Given a download cut short, when the URL is requested again, then only the rest is asked for with Range and If-Range, and the joined bytes are the image")
     func resumesAfterTruncation() async throws {
@@ -79,10 +80,10 @@ struct LoadingResumeTests {
         }
     }
 
-    @Test("Given only a Last-Modified (or a weak ETag beside it), then the date is the If-Range validator")
+    @Test("Given no ETag and a Last-Modified older than the Date by a minute or more, then the date is the If-Range validator")
     func lastModifiedValidator() async throws {
         try await withServerAndDownloader { server, downloader in
-            server.route("/lm.raw", handler: interruptedOnce(after: 5_000, HTTPTestServer.ranges(image, entityTag: "W/\"weak\"", lastModified: lastModified)))
+            server.route("/lm.raw", handler: interruptedOnce(after: 5_000, HTTPTestServer.ranges(image, entityTag: nil, lastModified: lastModified, date: serverDate)))
             let url = server.url("/lm.raw")
             _ = await download(downloader, url)
             let loaded = try await download(downloader, url).result.get()
@@ -94,13 +95,16 @@ struct LoadingResumeTests {
     @Test(
         "Given a cut response that cannot be resumed, then the next request asks for the whole body",
         arguments: [
-            ("no Accept-Ranges", false, "\"v1\"" as String?, nil as String?),
-            ("weak ETag only", true, "W/\"v1\"", nil),
-            ("no validator", true, nil, nil),
+            ("no Accept-Ranges", false, "\"v1\"" as String?, nil as String?, nil as String?),
+            ("weak ETag only", true, "W/\"v1\"", nil, nil),
+            ("weak ETag beside a Last-Modified (no date may be sent)", true, "W/\"v1\"", "Tue, 01 Jan 2019 00:00:00 GMT", "Tue, 01 Jan 2019 00:05:00 GMT"),
+            ("Last-Modified within a minute of the Date (a weak validator)", true, nil, "Tue, 01 Jan 2019 00:00:00 GMT", "Tue, 01 Jan 2019 00:00:30 GMT"),
+            ("Last-Modified without a Date", true, nil, "Tue, 01 Jan 2019 00:00:00 GMT", nil),
+            ("no validator", true, nil, nil, nil),
         ])
-    func notResumable(_ name: String, acceptRanges: Bool, entityTag: String?, lastModified: String?) async throws {
+    func notResumable(_ name: String, acceptRanges: Bool, entityTag: String?, lastModified: String?, date: String?) async throws {
         try await withServerAndDownloader { server, downloader in
-            let ranged = HTTPTestServer.ranges(image, entityTag: entityTag, lastModified: lastModified)
+            let ranged = HTTPTestServer.ranges(image, entityTag: entityTag, lastModified: lastModified, date: date)
             server.route("/n.raw", handler: interruptedOnce(after: 5_000) { request in
                 ranged(request).with { response in
                     if !acceptRanges { response.headers.removeAll { $0.name == "Accept-Ranges" } }
@@ -135,6 +139,33 @@ struct LoadingResumeTests {
             #expect(loaded.image?.width == 64)
             #expect(second.token.metrics.resumedBytes == 0)
             #expect(server.requests(for: "/c.raw").last?.header("If-Range") == etag)
+        }
+    }
+
+    @Test(
+        "Given a server that ignores If-Range and sends a range of a changed image (another ETag or another total size), then the parts are not joined: the request is sent again whole",
+        arguments: ["another ETag", "another size"])
+    func rangeOfAnotherRepresentation(_ change: String) async throws {
+        try await withServerAndDownloader { server, downloader in
+            let newer = change == "another size" ? RawTestCoder.encode(width: 64, height: 48, seed: 8) : RawTestCoder.encode(width: 128, height: 96, seed: 8)
+            let newTag = change == "another size" ? etag : "\"v2\""
+            let version = Mutex(0)
+            let old = HTTPTestServer.ranges(image, entityTag: etag, lastModified: nil)
+            let new = HTTPTestServer.ranges(newer, entityTag: newTag, lastModified: nil)
+            server.route("/x.raw", handler: interruptedOnce(after: 7_000) { request in
+                guard version.withLock({ $0 }) == 1 else { return old(request) }
+                // Ignore If-Range, as a server may: serve the asked range of whatever is there now.
+                var unconditional = request
+                unconditional.headers.removeAll { $0.name.lowercased() == "if-range" }
+                return new(unconditional)
+            })
+            let url = server.url("/x.raw")
+            _ = await download(downloader, url)
+            version.withLock { $0 = 1 }
+            let second = await download(downloader, url)
+            #expect((try? second.result.get().data) == newer)
+            #expect(second.token.metrics.resumedBytes == 0)
+            #expect(server.requests(for: "/x.raw").map { $0.header("Range") } == [nil, "bytes=7000-", nil])
         }
     }
 
@@ -230,7 +261,7 @@ struct LoadingResumeTests {
 @Suite("Resumable data store and Content-Range (X-3)")
 struct ResumableDataStoreTests {
     private func entry(_ count: Int, _ fill: UInt8 = 1) -> ResumableDataStore.Entry {
-        ResumableDataStore.Entry(data: Data(repeating: fill, count: count), validator: "\"\(fill)\"")
+        ResumableDataStore.Entry(data: Data(repeating: fill, count: count), validator: "\"\(fill)\"", totalSize: Int64(count * 2))
     }
 
     private func url(_ index: Int) -> URL { URL(string: "https://example.invalid/\(index).jpg")! }

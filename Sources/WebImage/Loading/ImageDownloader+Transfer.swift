@@ -43,7 +43,8 @@ extension ImageDownloader {
         emit(.started(url: setup.key.url))
         // A revalidation asks whether the cached copy is current; it never continues a body.
         let resumed = setup.key.validators == nil ? resumableData.take(for: setup.key.url) : nil
-        send(id, setup: setup, record: record, resuming: resumed)
+        let duration = TimeAmount.milliseconds(Int64(max(0.001, configuration.maximumRequestDuration) * 1000))
+        send(id, setup: setup, record: record, resuming: resumed, deadline: .now() + duration)
     }
 
     /// How long a request whose connection was lost before any response waits before it is
@@ -56,10 +57,11 @@ extension ImageDownloader {
     /// A `GET` whose connection is lost before any response byte arrives is sent once more on
     /// a new connection (`attempt` 1), as browsers and URLSession do: a server may close an
     /// idle keep-alive connection just as the pool hands it to the next request, and the
-    /// request then fails through no fault of the resource.
+    /// request then fails through no fault of the resource. Every attempt shares the download's
+    /// one deadline (``ImageDownloaderConfiguration/maximumRequestDuration``).
     private func send(
         _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, resuming resumed: ResumableDataStore.Entry?,
-        attempt: Int = 0
+        deadline: NIODeadline, attempt: Int = 0
     ) {
         let request: HTTPClient.Request
         do {
@@ -70,14 +72,13 @@ extension ImageDownloader {
             completeTransfer(id, setup: setup, record: record, .failure(error))
             return
         }
-        let duration = TimeAmount.milliseconds(Int64(max(0.001, configuration.maximumRequestDuration) * 1000))
         let delegate = TransferDelegate(downloader: self, id: id, setup: setup, record: record, resumed: resumed)
-        let task = client.execute(request: request, delegate: delegate, eventLoop: .indifferent, deadline: .now() + duration)
+        let task = client.execute(request: request, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
         record.attach { task.cancel() }
         task.futureResult.whenComplete { result in
             if case .failure(let error) = result {
                 if error is ResumeRejected {
-                    self.send(id, setup: setup, record: record, resuming: nil, attempt: attempt)
+                    self.send(id, setup: setup, record: record, resuming: nil, deadline: deadline, attempt: attempt)
                     return
                 }
                 if attempt == 0, request.method == .GET, !delegate.receivedResponseHead, !record.isCancelled,
@@ -86,7 +87,7 @@ extension ImageDownloader {
                     // A moment later, so the pool has read the closes of other idle connections
                     // the server dropped too, and leases a live or new one.
                     task.eventLoop.scheduleTask(in: Self.staleConnectionRetryDelay) {
-                        self.send(id, setup: setup, record: record, resuming: resumed, attempt: 1)
+                        self.send(id, setup: setup, record: record, resuming: resumed, deadline: deadline, attempt: 1)
                     }
                     return
                 }

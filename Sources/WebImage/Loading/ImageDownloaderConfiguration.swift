@@ -81,10 +81,12 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// 0 turns resumption off; SPEC X-3).
     ///
     /// When a download fails or is cancelled part-way and the server offered byte ranges
-    /// (`Accept-Ranges: bytes`, a `Content-Length`, no `Content-Encoding`) with a strong `ETag`
-    /// or a `Last-Modified`, the bytes received are kept. The next download of the URL sends
+    /// (`Accept-Ranges: bytes`, a `Content-Length`, no `Content-Encoding`) with a strong
+    /// validator — a strong `ETag`, or without any `ETag` a `Last-Modified` at least a minute
+    /// older than the `Date` (RFC 9110 §13.1.5) — the bytes received are kept. The next download of the URL sends
     /// `Range: bytes=<received>-` and `If-Range`, and a `206 Partial Content` answer is joined to
-    /// them; callers then see the complete response (status 200, the whole `Content-Length`),
+    /// them when its validator and total size name the same image (a server may ignore
+    /// `If-Range`); callers then see the complete response (status 200, the whole `Content-Length`),
     /// and ``DownloadMetrics/resumedBytes`` counts the bytes that came from before. A `200`
     /// answer (the image changed) replaces them. Any other answer, or a `206` for the wrong
     /// range, is retried once without a range. Revalidations (``WebImageOptions/refreshCached``)

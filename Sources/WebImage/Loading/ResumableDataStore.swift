@@ -5,8 +5,9 @@ import Synchronization
 /// asks the server only for the rest (SPEC X-3).
 ///
 /// An entry is kept when a download that could be resumed — a `200` with `Accept-Ranges:
-/// bytes`, a known `Content-Length`, no `Content-Encoding`, and a strong `ETag` or a
-/// `Last-Modified` — fails or is cancelled after some of its body arrived. The next download of
+/// bytes`, a known `Content-Length`, no `Content-Encoding`, and a strong `ETag` or (without any
+/// `ETag`) a strong `Last-Modified`, one at least 60 s older than the response's `Date` —
+/// fails or is cancelled after some of its body arrived. The next download of
 /// the URL takes the entry out and sends `Range: bytes=<count>-` with `If-Range: <validator>`.
 /// Entries live in memory only, oldest dropped first beyond ``capacity`` bytes or
 /// ``maximumEntries`` entries.
@@ -17,6 +18,8 @@ final class ResumableDataStore: Sendable {
         let data: Data
         /// The strong `ETag`, else the `Last-Modified`, of the interrupted response.
         let validator: String
+        /// The size of the whole representation the bytes belong to.
+        let totalSize: Int64
     }
 
     /// The most entries kept at once.

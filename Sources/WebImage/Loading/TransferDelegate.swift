@@ -177,7 +177,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         guard let validator = state.resumeValidator, let expected = state.info?.expectedContentLength,
             !state.data.isEmpty, Int64(state.data.count) < expected
         else { return nil }
-        return ResumableDataStore.Entry(data: state.data, validator: validator)
+        return ResumableDataStore.Entry(data: state.data, validator: validator, totalSize: expected)
     }
 
     /// The head callers see for a response to a resumed request: for a `206` continuing
@@ -190,8 +190,9 @@ final class TransferDelegate: HTTPClientResponseDelegate {
             return nil
         case .partialContent:
             guard let value = head.headers.first(name: "Content-Range"), let range = ContentRange(value),
-                range.first == Int64(resumed.data.count), range.last == range.total - 1,
-                head.headers.first(name: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
+                range.first == Int64(resumed.data.count), range.last == range.total - 1, range.total == resumed.totalSize,
+                head.headers.first(name: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true,
+                Self.sameRepresentation(head.headers, as: resumed)
             else { throw ResumeRejected() }
             var whole = head
             whole.status = .ok
@@ -203,9 +204,19 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         }
     }
 
+    /// Whether a `206`'s validators name the representation `resumed` came from: a server may
+    /// ignore `If-Range` and send a range of a changed image, which must not be joined.
+    static func sameRepresentation(_ headers: HTTPHeaders, as resumed: ResumableDataStore.Entry) -> Bool {
+        let isTag = resumed.validator.hasPrefix("\"")
+        if isTag, let tag = headers.first(name: "ETag") { return tag == resumed.validator }
+        if !isTag, let date = headers.first(name: "Last-Modified") { return date == resumed.validator }
+        return true
+    }
+
     /// The validator to send in `If-Range` when resuming a response with `head`, or `nil` when
     /// it cannot be resumed: a 200 with byte ranges offered (or one continuing `resumed`), a
-    /// length, no content coding, and a strong `ETag` or a `Last-Modified`.
+    /// length, no content coding, and a strong validator (RFC 9110 §13.1.5) — a strong `ETag`,
+    /// or without any `ETag` a `Last-Modified` at least 60 s older than the `Date`.
     static func resumeValidator(_ head: HTTPResponseHead, resumed: ResumableDataStore.Entry?) -> String? {
         let headers = head.headers
         guard head.status == .ok, headers.first(name: "Content-Length") != nil,
@@ -214,8 +225,16 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         if resumed == nil {
             guard headers[canonicalForm: "Accept-Ranges"].contains(where: { $0.lowercased() == "bytes" }) else { return nil }
         }
-        if let tag = headers.first(name: "ETag"), !tag.hasPrefix("W/") { return tag }
-        return headers.first(name: "Last-Modified") ?? resumed?.validator
+        if let tag = headers.first(name: "ETag") {
+            // A client holding an entity tag must not send a date; a weak tag cannot be used.
+            return tag.hasPrefix("W/") ? nil : tag
+        }
+        if let modified = headers.first(name: "Last-Modified"), let modifiedSeconds = HTTPDate.seconds(modified),
+            let date = headers.first(name: "Date").flatMap(HTTPDate.seconds), modifiedSeconds <= date - 60
+        {
+            return modified
+        }
+        return resumed?.validator
     }
 
     /// On a pool thread: a partial image of the bytes so far, for the callers that asked.

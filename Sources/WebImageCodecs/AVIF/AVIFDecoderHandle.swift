@@ -11,6 +11,9 @@ final class AVIFDecoderHandle {
     private let decoder: UnsafeMutablePointer<avifDecoder>
     private let input: UnsafeMutableRawBufferPointer
     private let limits: DecodeLimits
+    /// The image size the container declares, recorded after parsing (libavif overwrites
+    /// `decoder->image`'s size with each decoded frame's).
+    private(set) var canvasSize = PixelSize(width: 0, height: 0)
 
     /// Parses `data` (the container only; no AV1 decoding yet).
     /// - Throws: `badImageData` for data libavif cannot parse, `imageTooLarge` over a limit.
@@ -30,6 +33,9 @@ final class AVIFDecoderHandle {
         decoder.pointee.ignoreXMP = AVIF_TRUE
         try Self.check(avifDecoderSetIOMemory(decoder, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count))
         try Self.check(avifDecoderParse(decoder))
+        if let image = decoder.pointee.image {
+            canvasSize = PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
+        }
         // libavif's own (larger) default limits applied while parsing; ours are checked here, so
         // that an image over them is `imageTooLarge`, and then bound the AV1 decoder too.
         try limits.check(canvas: canvasSize)
@@ -42,11 +48,6 @@ final class AVIFDecoderHandle {
         input.deallocate()
     }
 
-    /// The image size the container declares.
-    var canvasSize: PixelSize {
-        guard let image = decoder.pointee.image else { return PixelSize(width: 0, height: 0) }
-        return PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
-    }
 
     /// The display orientation the container's `irot` and `imir` properties describe, as the
     /// equivalent EXIF orientation. HEIF applies the rotation (`angle` × 90° anticlockwise) and

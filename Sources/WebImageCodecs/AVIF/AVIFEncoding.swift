@@ -50,7 +50,9 @@ enum AVIFEncoding {
             for frame in image.frames {
                 let yuv = try yuvImage(frame.pixels, lossless: lossless, opaque: opaque)
                 defer { avifImageDestroy(yuv) }
-                let milliseconds = UInt64(max(1, (frame.duration * 1000).rounded()))
+                // Caller-built frames may carry any Double: clamp to 1 ms … ~49 days.
+                let requested = frame.duration.isFinite ? (frame.duration * 1000).rounded() : 100
+                let milliseconds = UInt64(min(max(1, requested), Double(UInt32.max)))
                 try check(avifEncoderAddImage(encoder, yuv, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue)))
             }
             try check(avifEncoderFinish(encoder, &output))

@@ -5,7 +5,8 @@ import WebImageCore
 /// The primary image of a HEIF file (HEIC, HEIF, AVIF-in-HEIF aside) opened with libheif.
 ///
 /// libheif reads the container and applies the `clap`/`irot`/`imir` transform properties, so
-/// ``size`` is the size as shown. Limits are checked on that size before anything is decoded.
+/// ``size`` is the size as shown. Limits are checked on that size and on the coded size (before
+/// the crop) before anything is decoded.
 /// Not thread-safe: one owner at a time.
 final class HEIFPrimaryImage {
     private let context: OpaquePointer
@@ -48,6 +49,10 @@ final class HEIFPrimaryImage {
         self.handle = primary
         self.input = input
         try limits.check(canvas: size)
+        // libheif decodes the whole coded image (`ispe`) and crops afterwards: a tiny `clap`
+        // over a huge coded size must not pass the limit.
+        let coded = PixelSize(width: Int(heif_image_handle_get_ispe_width(handle)), height: Int(heif_image_handle_get_ispe_height(handle)))
+        if coded.width > 0, coded.height > 0 { try limits.check(canvas: coded) }
     }
 
     deinit {

@@ -120,18 +120,21 @@ extension HTTPTestServer {
 
     /// A handler serving `body` with byte ranges, as a server that supports resumption does.
     ///
-    /// Every response carries `Accept-Ranges: bytes` and the given validators. A request with
+    /// Every response carries `Accept-Ranges: bytes`, the given validators and `date` as its
+    /// `Date` header when given. A request with
     /// `Range: bytes=<first>-` or `bytes=<first>-<last>` gets `206 Partial Content` with that
     /// part and a `Content-Range`, unless its `If-Range` names neither validator (then `200`
     /// with the whole body, as RFC 9110 says); a range starting at or beyond the end gets `416`
     /// with `Content-Range: bytes */<size>`. Other `Range` forms are ignored (`200`).
     public static func ranges(
-        _ body: Data, entityTag: String?, lastModified: String?, contentType: String = "application/octet-stream"
+        _ body: Data, entityTag: String?, lastModified: String?, date: String? = nil,
+        contentType: String = "application/octet-stream"
     ) -> Handler {
         { request in
             var headers: [(name: String, value: String)] = [("Content-Type", contentType), ("Accept-Ranges", "bytes")]
             if let entityTag { headers.append(("ETag", entityTag)) }
             if let lastModified { headers.append(("Last-Modified", lastModified)) }
+            if let date { headers.append(("Date", date)) }
             let whole = Response(status: 200, headers: headers, body: body)
             guard let range = request.header("Range"), range.hasPrefix("bytes=") else { return whole }
             if let condition = request.header("If-Range"), condition != entityTag, condition != lastModified {
