@@ -72,12 +72,14 @@ enum BMPFixture {
         return Data([0x42, 0x4D] + le32(14 + dib.count) + le32(0) + le32(pixelOffset) + dib)
     }
 
-    /// An ICO file with `entries` (width, height, bits, payload).
-    static func ico(_ entries: [(width: Int, height: Int, bits: Int, payload: [UInt8])]) -> Data {
-        var out = le16(0) + le16(1) + le16(entries.count)
+    /// An ICO file (or with `cursorHotspot`, a CUR file, whose bytes 4…7 are the hotspot) with
+    /// `entries` (width, height, bits, payload).
+    static func ico(_ entries: [(width: Int, height: Int, bits: Int, payload: [UInt8])], cursorHotspot: (Int, Int)? = nil) -> Data {
+        var out = le16(0) + le16(cursorHotspot == nil ? 1 : 2) + le16(entries.count)
         var offset = 6 + entries.count * 16
         for entry in entries {
-            out += [UInt8(entry.width & 0xFF), UInt8(entry.height & 0xFF), 0, 0] + le16(1) + le16(entry.bits)
+            out += [UInt8(entry.width & 0xFF), UInt8(entry.height & 0xFF), 0, 0]
+            out += cursorHotspot.map { le16($0.0) + le16($0.1) } ?? (le16(1) + le16(entry.bits))
             out += le32(entry.payload.count) + le32(offset)
             offset += entry.payload.count
         }
@@ -157,6 +159,44 @@ struct BMPICOTests {
                 #expect(alpha == (x == y ? 0 : 255), "(\(x), \(y))")
             }
         }
+    }
+
+    @Test("Given a cursor with a 1-bit and a 32-bit image of one size, then the 32-bit one is shown (a cursor's directory holds a hotspot, not a depth); so for an icon whose directory says 0 bits")
+    func deepestEntryOfCursorsAndZeroBitIcons() throws {
+        let pixels = Self.quadrants(width: 8, height: 8)
+        let noMask = Array(repeating: Array(repeating: false, count: 8), count: 8)
+        let mono = PixelBuffer.make(width: 8, height: 8) { out in for i in 0..<64 { for c in 0..<4 { out[i * 4 + c] = Self.colors[i % 2][c] } } }
+        let oneBit = BMPFixture.dib(mono, bits: 1, palette: Array(Self.colors.prefix(2)), heightFactor: 2, mask: noMask)
+        let deep = BMPFixture.dib(pixels, bits: 32, heightFactor: 2, mask: noMask)
+        let cursor = BMPFixture.ico([(8, 8, 1, oneBit), (8, 8, 32, deep)], cursorHotspot: (3, 3))
+        #expect(try CodersManager.shared.decode(cursor, options: .default).pixels.bytes == pixels.bytes)
+        let zeroBits = BMPFixture.ico([(8, 8, 0, oneBit), (8, 8, 0, deep)])
+        #expect(try CodersManager.shared.decode(zeroBits, options: .default).pixels.bytes == pixels.bytes)
+    }
+
+    @Test("Given a 32-bit icon whose alpha bytes are all zero, then its AND mask gives the transparency")
+    func thirtyTwoBitIconFallsBackToMask() throws {
+        let opaque = PixelBuffer.make(width: 8, height: 8) { out in
+            for i in 0..<64 { out[i * 4] = 10; out[i * 4 + 1] = 200; out[i * 4 + 2] = 30; out[i * 4 + 3] = 0 }
+        }
+        let mask = (0..<8).map { y in (0..<8).map { x in x < 2 || y == 7 } }
+        let icon = BMPFixture.ico([(8, 8, 32, BMPFixture.dib(opaque, bits: 32, heightFactor: 2, mask: mask))])
+        let image = try CodersManager.shared.decode(icon, options: .default)
+        #expect(image.hasAlpha)
+        for y in 0..<8 {
+            for x in 0..<8 { #expect(image.pixels.bytes[(y * 8 + x) * 4 + 3] == (mask[y][x] ? 0 : 255), "(\(x), \(y))") }
+        }
+    }
+
+    @Test("Given an icon whose directory says 0x0 (256) for a 300x20 PNG, then metadata reports the PNG's size, as decode does")
+    func metadataFromTheImage() throws {
+        let png = [UInt8](try PNGCoder().encode(Image(pixels: Self.quadrants(width: 300, height: 20)), format: .png, options: .default))
+        let icon = BMPFixture.ico([(0, 0, 32, png)])
+        let metadata = try CodersManager.shared.readMetadata(icon)
+        #expect(metadata.format == .ico && metadata.pixelSize == PixelSize(width: 300, height: 20))
+        #expect(try CodersManager.shared.decode(icon, options: .default).pixelSize == metadata.pixelSize)
+        let bitmap = BMPFixture.ico([(0, 0, 24, BMPFixture.dib(Self.quadrants(width: 7, height: 5), bits: 24, heightFactor: 2))])
+        #expect(try CodersManager.shared.readMetadata(bitmap).pixelSize == PixelSize(width: 7, height: 5))
     }
 
     @Test("Given a declared size over the limit, then imageTooLarge before decoding; compressed bitmaps are unsupportedFormat")

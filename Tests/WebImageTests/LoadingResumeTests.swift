@@ -144,7 +144,7 @@ struct LoadingResumeTests {
 
     @Test(
         "Given a server that ignores If-Range and sends a range of a changed image (another ETag or another total size), then the parts are not joined: the request is sent again whole",
-        arguments: ["another ETag", "another size"])
+        arguments: ["another ETag", "another size", "no validator on the 206"])
     func rangeOfAnotherRepresentation(_ change: String) async throws {
         try await withServerAndDownloader { server, downloader in
             let newer = change == "another size" ? RawTestCoder.encode(width: 64, height: 48, seed: 8) : RawTestCoder.encode(width: 128, height: 96, seed: 8)
@@ -157,7 +157,9 @@ struct LoadingResumeTests {
                 // Ignore If-Range, as a server may: serve the asked range of whatever is there now.
                 var unconditional = request
                 unconditional.headers.removeAll { $0.name.lowercased() == "if-range" }
-                return new(unconditional)
+                let response = new(unconditional)
+                guard change == "no validator on the 206", response.status == 206 else { return response }
+                return response.with { $0.headers.removeAll { $0.name == "ETag" } }
             })
             let url = server.url("/x.raw")
             _ = await download(downloader, url)

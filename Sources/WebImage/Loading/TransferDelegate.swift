@@ -205,12 +205,11 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     }
 
     /// Whether a `206`'s validators name the representation `resumed` came from: a server may
-    /// ignore `If-Range` and send a range of a changed image, which must not be joined.
+    /// ignore `If-Range` and send a range of a changed image, which must not be joined. The
+    /// `206` must carry the same kind of validator (RFC 9110 §15.3.7 requires it to), and equal.
     static func sameRepresentation(_ headers: HTTPHeaders, as resumed: ResumableDataStore.Entry) -> Bool {
-        let isTag = resumed.validator.hasPrefix("\"")
-        if isTag, let tag = headers.first(name: "ETag") { return tag == resumed.validator }
-        if !isTag, let date = headers.first(name: "Last-Modified") { return date == resumed.validator }
-        return true
+        let name = resumed.validator.hasPrefix("\"") ? "ETag" : "Last-Modified"
+        return headers.first(name: name) == resumed.validator
     }
 
     /// The validator to send in `If-Range` when resuming a response with `head`, or `nil` when

@@ -67,10 +67,23 @@ public struct ICOCoder: ImageCoder {
         return Image(pixels: BMPCoder.sized(pixels, options), scale: AVIFCoder.scale(options), format: .ico, hasAlpha: hasAlpha)
     }
 
-    /// Reads the size of the image ``decode(_:options:)`` would show, from the directory.
+    /// Reads the size of the image ``decode(_:options:)`` would show, from that image's own
+    /// header (the directory's sizes stop at 256 and may disagree).
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         let entry = try Self.bestEntry(data)
-        return ImageMetadata(format: .ico, pixelSize: PixelSize(width: entry.width, height: entry.height))
+        let payload = data.subdata(in: data.startIndex + entry.offset..<data.startIndex + entry.offset + entry.size)
+        if payload.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            var metadata = try PNGCoder().readMetadata(payload)
+            metadata.format = .ico
+            return metadata
+        }
+        let size = try payload.withUnsafeBytes { b -> PixelSize in
+            guard let width = DIBDecoding.u32(b, 4), let height = DIBDecoding.u32(b, 8) else {
+                throw WebImageError.badImageData(reason: "icon bitmap header ends early")
+            }
+            return PixelSize(width: Int(Int32(bitPattern: width)), height: Int(Int32(bitPattern: height).magnitude / 2))
+        }
+        return ImageMetadata(format: .ico, pixelSize: size)
     }
 
     private struct Entry {
@@ -90,13 +103,21 @@ public struct ICOCoder: ImageCoder {
             var best: Entry?
             for index in 0..<Int(count) {
                 let at = 6 + index * 16
-                guard let bits = DIBDecoding.u16(b, at + 6), let size = DIBDecoding.u32(b, at + 8),
+                guard let directoryBits = DIBDecoding.u16(b, at + 6), let size = DIBDecoding.u32(b, at + 8),
                     let offset = DIBDecoding.u32(b, at + 12)
                 else { break }
+                let (start, length) = (Int(offset), Int(size))
+                guard length > 0, start >= 6, start <= b.count, length <= b.count - start else { continue }
+                // A cursor's bytes 4…7 are its hotspot, and icons often say 0 bits: then the
+                // depth comes from the image itself (PNG entries are taken as 32 bits).
+                var bits = type == 1 ? Int(directoryBits) : 0
+                if bits == 0 {
+                    let isPNG = length >= 4 && b[start] == 0x89 && b[start + 1] == 0x50 && b[start + 2] == 0x4E && b[start + 3] == 0x47
+                    bits = isPNG ? 32 : Int(DIBDecoding.u16(b, start + 14) ?? 0)
+                }
                 let entry = Entry(
-                    width: b[at] == 0 ? 256 : Int(b[at]), height: b[at + 1] == 0 ? 256 : Int(b[at + 1]), bitCount: Int(bits),
-                    offset: Int(offset), size: Int(size))
-                guard entry.size > 0, entry.offset >= 6, entry.offset <= b.count, entry.size <= b.count - entry.offset else { continue }
+                    width: b[at] == 0 ? 256 : Int(b[at]), height: b[at + 1] == 0 ? 256 : Int(b[at + 1]), bitCount: bits,
+                    offset: start, size: length)
                 if let current = best,
                     (current.width * current.height, current.bitCount) >= (entry.width * entry.height, entry.bitCount)
                 {

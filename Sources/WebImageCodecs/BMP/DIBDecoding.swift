@@ -50,22 +50,16 @@ enum DIBDecoding {
         }
         let maskOffset = colorOffset + colorBytes.partialValue
         // An icon's AND mask may be missing in the wild: then nothing is masked.
-        let hasMask = layout.isIcon && header.bitCount < 32 && maskStride * header.height <= b.count - maskOffset
+        let hasMask = layout.isIcon && maskStride * header.height <= b.count - maskOffset
         var translucent = false
         let pixels = try PixelBuffer.make(width: header.width, height: header.height) { out in
             for row in 0..<header.height {
-                let sourceRow = header.topDown ? row : header.height - 1 - row
-                let source = colorOffset + sourceRow * rowStride
-                let target = row * header.width * 4
-                try convertRow(b, at: source, header: header, palette: palette, into: out, at: target)
-                if hasMask {
-                    let mask = maskOffset + sourceRow * maskStride
-                    for x in 0..<header.width where b[mask + x / 8] & (0x80 >> UInt8(x % 8)) != 0 {
-                        out[target + x * 4 + 3] = 0
-                    }
-                }
+                let source = colorOffset + (header.topDown ? row : header.height - 1 - row) * rowStride
+                try convertRow(b, at: source, header: header, palette: palette, into: out, at: row * header.width * 4)
             }
-            // A 32-bit bitmap whose alpha bytes are all zero carries no alpha (common in BMPs).
+            // A 32-bit bitmap whose alpha bytes are all zero carries no alpha (common in BMPs);
+            // an icon's transparency is then in its AND mask, as for fewer bits.
+            var usesMask = hasMask && header.bitCount < 32
             if header.bitCount == 32 && header.masks.alpha != 0 {
                 var anyAlpha = false
                 for index in stride(from: 3, to: out.count, by: 4) where out[index] != 0 {
@@ -74,6 +68,16 @@ enum DIBDecoding {
                 }
                 if !anyAlpha {
                     for index in stride(from: 3, to: out.count, by: 4) { out[index] = 255 }
+                    usesMask = hasMask
+                }
+            }
+            if usesMask {
+                for row in 0..<header.height {
+                    let mask = maskOffset + (header.topDown ? row : header.height - 1 - row) * maskStride
+                    let target = row * header.width * 4
+                    for x in 0..<header.width where b[mask + x / 8] & (0x80 >> UInt8(x % 8)) != 0 {
+                        out[target + x * 4 + 3] = 0
+                    }
                 }
             }
             for index in stride(from: 3, to: out.count, by: 4) where out[index] != 255 {
