@@ -134,6 +134,16 @@ struct JXLTests {
         #expect(try coder.decode(file, options: DecodeOptions(firstFrameOnly: true)).frames.count == 1)
         let metadata = try coder.readMetadata(file)
         #expect(metadata.frameCount == 3 && metadata.isAnimated && metadata.loopCount == 3)
+        #expect(coder.isAnimated(file))
+        #expect(!coder.isAnimated(try JXLTestEncoder.encode([frames[0]], alpha: true)))
+
+        let source = try coder.makeAnimatedSource(file, options: .default)
+        #expect(source.frameCount == 3 && source.loopCount == 3 && source.canvasSize == image.pixelSize)
+        #expect((0..<3).map { source.duration(ofFrame: $0) } == image.frames.map(\.duration))
+        for index in [2, 0, 1, 1, 2, 0] {
+            #expect(try source.frame(at: index).bytes == frames[index].bytes, "frame \(index)")
+        }
+        #expect(throws: WebImageError.self) { try source.frame(at: 3) }
         var limited = DecodeOptions()
         limited.limits.maxFrameCount = 2
         #expect(performing: { try coder.decode(file, options: limited) }, throws: { error in
@@ -163,6 +173,10 @@ struct JXLTests {
                 #expect(error is WebImageError, "\(error)")
             }
             _ = try? coder.readMetadata(data)
+            _ = coder.isAnimated(data)
+            if let source = try? coder.makeAnimatedSource(data, options: .default) {
+                for index in 0..<min(source.frameCount, 4) { _ = try? source.frame(at: index) }
+            }
         }
         for bytes in seeds {
             for end in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 61)) { exercise(Data(bytes[..<end])) }

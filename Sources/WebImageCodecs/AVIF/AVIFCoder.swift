@@ -33,7 +33,7 @@ public struct AVIFCoder: AnimatedImageDecoding {
     /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let handle = try AVIFDecoderHandle(data, limits: options.limits)
-        let output = AVIFOutput(handle: handle, options: options)
+        let output = FrameOutput(stored: handle.canvasSize, orientation: handle.orientation, options: options)
         let count = options.firstFrameOnly ? 1 : handle.frameCount
         var frames: [ImageFrame] = []
         frames.reserveCapacity(count)
@@ -91,13 +91,13 @@ public struct AVIFCoder: AnimatedImageDecoding {
 /// The frames of an AVIF image sequence, decoded one at a time on request.
 public final class AVIFAnimatedImageSource: AnimatedImageSource {
     private let handle: AVIFDecoderHandle
-    private let output: AVIFOutput
+    private let output: FrameOutput
 
     /// Parses `data`; frames are decoded by ``frame(at:)``.
     /// - Throws: `badImageData` or `imageTooLarge`.
     public init(_ data: Data, options: DecodeOptions = .default) throws {
         handle = try AVIFDecoderHandle(data, limits: options.limits)
-        output = AVIFOutput(handle: handle, options: options)
+        output = FrameOutput(stored: handle.canvasSize, orientation: handle.orientation, options: options)
     }
 
     /// The size of the frames this source returns (as shown, or the thumbnail size).
@@ -116,31 +116,5 @@ public final class AVIFAnimatedImageSource: AnimatedImageSource {
     /// - Throws: `badImageData` when `index` is out of range or the frame data is corrupt.
     public func frame(at index: Int) throws -> PixelBuffer {
         output.finish(try handle.frame(at: index))
-    }
-}
-
-/// What the decode options do to decoded AVIF frames: the container's orientation, then the
-/// thumbnail size (chosen for the image as shown).
-struct AVIFOutput {
-    /// The orientation applied to the pixels (`.up` when the options keep them as stored).
-    let applied: ImageOrientation
-    /// The orientation the image reports.
-    let reportedOrientation: ImageOrientation
-    /// The size of every output frame.
-    let size: PixelSize
-
-    init(handle: AVIFDecoderHandle, options: DecodeOptions) {
-        let orientation = handle.orientation
-        applied = options.applyOrientation ? orientation : .up
-        reportedOrientation = options.applyOrientation ? .up : orientation
-        let stored = handle.canvasSize
-        let shown = applied.swapsDimensions ? PixelSize(width: stored.height, height: stored.width) : stored
-        size = options.targetSize(for: shown)
-    }
-
-    /// Turns and resizes one decoded frame.
-    func finish(_ pixels: PixelBuffer) -> PixelBuffer {
-        let upright = pixels.applying(applied)
-        return upright.width == size.width && upright.height == size.height ? upright : upright.thumbnail(to: size)
     }
 }

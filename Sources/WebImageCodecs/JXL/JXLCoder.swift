@@ -13,12 +13,12 @@ import WebImageCore
 ///   ``/WebImageCore/DecodeOptions/applyOrientation`` off, pixels are as stored and it is
 ///   reported. Thumbnail sizes apply to the image as shown; they are resampled after decoding.
 /// - An animation decodes to one composited frame per displayed frame with its duration
-///   (browsers' short-delay rule applied) and its loop count. Frames are decoded in one pass:
-///   there is no lazy animated source for JPEG XL.
+///   (browsers' short-delay rule applied) and its loop count; ``JXLAnimatedImageSource`` decodes
+///   frames on request instead.
 /// - JPEG XL is not encoded.
 ///
 /// The coder holds no state; every call creates its own libjxl decoder, single-threaded.
-public struct JXLCoder: ImageCoder {
+public struct JXLCoder: AnimatedImageDecoding {
     /// The JPEG XL coder (it holds no state).
     public init() {}
 
@@ -33,24 +33,19 @@ public struct JXLCoder: ImageCoder {
         let session = try JXLDecoderSession(data, events: JxlDecoderStatus(JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
         var frames: [ImageFrame] = []
         var duration = 0.0
-        var applied = ImageOrientation.up
-        var target = PixelSize(width: 0, height: 0)
+        var output: FrameOutput?
         decoding: while true {
             switch try session.next() {
             case JXL_DEC_BASIC_INFO:
                 try options.limits.check(canvas: session.size)
-                applied = options.applyOrientation ? session.orientation : .up
-                let stored = session.size
-                target = options.targetSize(
-                    for: applied.swapsDimensions ? PixelSize(width: stored.height, height: stored.width) : stored)
+                output = FrameOutput(stored: session.size, orientation: session.orientation, options: options)
             case JXL_DEC_FRAME:
                 if options.firstFrameOnly && !frames.isEmpty { break decoding }
                 if !frames.isEmpty { try options.limits.check(frames: frames.count + 1, of: session.size) }
                 duration = session.isAnimation ? session.frameDuration() : 0
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
-                let upright = try session.decodeFrame().applying(applied)
-                let pixels = upright.width == target.width && upright.height == target.height ? upright : upright.thumbnail(to: target)
-                frames.append(ImageFrame(pixels: pixels, duration: duration))
+                guard let output else { throw WebImageError.badImageData(reason: "JPEG XL: pixels before the basic information") }
+                frames.append(ImageFrame(pixels: output.finish(try session.decodeFrame()), duration: duration))
             case JXL_DEC_SUCCESS:
                 break decoding
             default:
@@ -62,6 +57,22 @@ public struct JXLCoder: ImageCoder {
         return Image(
             frames: frames, scale: AVIFCoder.scale(options), orientation: options.applyOrientation ? .up : session.orientation,
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
+    }
+
+    /// Whether the file declares an animation (read from its basic information only).
+    public func isAnimated(_ data: Data) -> Bool {
+        guard let session = try? JXLDecoderSession(data, events: JXL_DEC_BASIC_INFO) else { return false }
+        while let status = try? session.next() {
+            if status == JXL_DEC_BASIC_INFO { return session.isAnimation }
+            if status == JXL_DEC_SUCCESS { break }
+        }
+        return false
+    }
+
+    /// Opens the file for lazy, sequential frame access (a still image is a one-frame source).
+    /// - Throws: `badImageData` or `imageTooLarge`.
+    public func makeAnimatedSource(_ data: Data, options: DecodeOptions) throws -> any AnimatedImageSource {
+        try JXLAnimatedImageSource(data, options: options)
     }
 
     /// Reads size, orientation, alpha, loop count and the number of frames (from their headers,
@@ -86,5 +97,78 @@ public struct JXLCoder: ImageCoder {
         return ImageMetadata(
             format: .jxl, pixelSize: session.size, frameCount: max(1, frameCount), isAnimated: frameCount > 1,
             loopCount: frameCount > 1 ? session.loopCount : nil, orientation: session.orientation, hasAlpha: session.hasAlpha)
+    }
+}
+
+/// The frames of a JPEG XL animation, decoded on request: forward is one frame's work (the
+/// frames in between are decoded too, as later frames may build on them); going back starts
+/// again from the beginning.
+public final class JXLAnimatedImageSource: AnimatedImageSource {
+    private let data: Data
+    private let output: FrameOutput
+    private let durations: [Double]
+    private var session: JXLDecoderSession
+    private var nextIndex = 0
+
+    /// Reads the frame headers of `data` (no pixels yet; limits checked).
+    /// - Throws: `badImageData` or `imageTooLarge`.
+    public init(_ data: Data, options: DecodeOptions = .default) throws {
+        let probe = try JXLDecoderSession(data, events: JXL_DEC_FRAME)
+        var durations: [Double] = []
+        reading: while true {
+            switch try probe.next() {
+            case JXL_DEC_BASIC_INFO:
+                try options.limits.check(canvas: probe.size)
+            case JXL_DEC_FRAME:
+                try options.limits.check(frames: durations.count + 1, of: probe.size)
+                durations.append(probe.isAnimation ? probe.frameDuration() : 0)
+            case JXL_DEC_SUCCESS:
+                break reading
+            default:
+                continue
+            }
+        }
+        guard !durations.isEmpty else { throw WebImageError.badImageData(reason: "JPEG XL: no image in the file") }
+        self.data = data
+        self.durations = durations
+        loopCount = probe.loopCount
+        output = FrameOutput(stored: probe.size, orientation: probe.orientation, options: options)
+        session = try JXLDecoderSession(data, events: JxlDecoderStatus(JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
+    }
+
+    /// The size of the frames this source returns (as shown, or the thumbnail size).
+    public var canvasSize: PixelSize { output.size }
+    /// Number of frames in the file.
+    public var frameCount: Int { durations.count }
+    /// The animation's loop count (0 = forever).
+    public let loopCount: Int
+
+    /// The duration of frame `index` in seconds, with the browsers' short-delay rule.
+    public func duration(ofFrame index: Int) -> Double {
+        durations.indices.contains(index) && durations.count > 1 ? durations[index] : 0
+    }
+
+    /// Frame `index`, turned and sized per the options.
+    /// - Throws: `badImageData` when `index` is out of range or the frame data is corrupt.
+    public func frame(at index: Int) throws -> PixelBuffer {
+        guard durations.indices.contains(index) else {
+            throw WebImageError.badImageData(reason: "frame \(index) out of range 0..<\(frameCount)")
+        }
+        if index < nextIndex {
+            session = try JXLDecoderSession(data, events: JxlDecoderStatus(JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
+            nextIndex = 0
+        }
+        while true {
+            switch try session.next() {
+            case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                let pixels = try session.decodeFrame()
+                nextIndex += 1
+                if nextIndex - 1 == index { return output.finish(pixels) }
+            case JXL_DEC_SUCCESS:
+                throw WebImageError.badImageData(reason: "JPEG XL: frame \(index) is missing")
+            default:
+                continue
+            }
+        }
     }
 }
