@@ -199,6 +199,38 @@ struct BMPICOTests {
         #expect(try CodersManager.shared.readMetadata(bitmap).pixelSize == PixelSize(width: 7, height: 5))
     }
 
+    /// A run-length bitmap (RLE8 with `bits` 8, RLE4 with 4) of `rows` (bottom row first, palette
+    /// indices) written with runs, literals, a delta and end codes.
+    static func runLength(width: Int, height: Int, bits: Int, data: [UInt8]) -> Data {
+        var dib = BMPFixture.le32(40) + BMPFixture.le32(width) + BMPFixture.le32(height) + BMPFixture.le16(1) + BMPFixture.le16(bits)
+        dib += BMPFixture.le32(bits == 8 ? 1 : 2) + BMPFixture.le32(data.count) + BMPFixture.le32(0) + BMPFixture.le32(0)
+        dib += BMPFixture.le32(4) + BMPFixture.le32(0)
+        for color in Self.colors { dib += [color[2], color[1], color[0], 0] }
+        return BMPFixture.bmp(dib + data, paletteAndMasks: 16)
+    }
+
+    @Test("Given RLE8 and RLE4 bitmaps with runs, literals, a delta and end codes, then they decode, with skipped pixels transparent", arguments: [8, 4])
+    func runLength(bits: Int) throws {
+        // 6x3, bottom row first. Row 0: run of 3 × index 1, literal [2, 3, 0]; row 1: delta (2, 0)
+        // skips two pixels, run of 4 × index 3; row 2: end of bitmap right away (all skipped).
+        let data: [UInt8] = bits == 8
+            ? [3, 1, 0, 3, 2, 3, 0, 0 /* pad */, 0, 0, /* EOL */ 0, 2, 2, 0, 4, 3, 0, 0, 0, 1]
+            : [3, 0x11, 0, 3, 0x23, 0x00, 0, 0, /* EOL */ 0, 2, 2, 0, 4, 0x33, 0, 0, 0, 1]
+        let image = try CodersManager.shared.decode(Self.runLength(width: 6, height: 3, bits: bits, data: data), options: .default)
+        #expect(image.pixelSize == PixelSize(width: 6, height: 3) && image.hasAlpha)
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(image.pixels.bytes[(y * 6 + x) * 4..<(y * 6 + x) * 4 + 4]) }
+        // Rows in the image are top-down: file row 0 is image row 2.
+        #expect((0..<3).allSatisfy { pixel($0, 2) == Self.colors[1] })
+        #expect([pixel(3, 2), pixel(4, 2), pixel(5, 2)] == [Self.colors[2], Self.colors[3], Self.colors[0]])
+        #expect(pixel(0, 1)[3] == 0 && pixel(1, 1)[3] == 0)
+        #expect((2..<6).allSatisfy { pixel($0, 1) == Self.colors[3] })
+        #expect((0..<6).allSatisfy { pixel($0, 0)[3] == 0 })
+        // Cut before the end-of-bitmap code: a typed error.
+        #expect(throws: WebImageError.self) {
+            try CodersManager.shared.decode(Self.runLength(width: 6, height: 3, bits: bits, data: Array(data.dropLast(4))), options: .default)
+        }
+    }
+
     @Test("Given a declared size over the limit, then imageTooLarge before decoding; compressed bitmaps are unsupportedFormat")
     func limitsAndCompression() throws {
         var dib = BMPFixture.dib(Self.quadrants(), bits: 24)
@@ -206,9 +238,9 @@ struct BMPICOTests {
         #expect(performing: { try CodersManager.shared.decode(BMPFixture.bmp(dib), options: .default) }, throws: { error in
             if case WebImageError.imageTooLarge = error { return true } else { return false }
         })
-        var rle = BMPFixture.dib(Self.quadrants(), bits: 8, palette: Self.colors)
-        rle.replaceSubrange(16..<20, with: BMPFixture.le32(1))
-        #expect(performing: { try CodersManager.shared.decode(BMPFixture.bmp(rle, paletteAndMasks: 16), options: .default) }, throws: { error in
+        var jpegInside = BMPFixture.dib(Self.quadrants(), bits: 8, palette: Self.colors)
+        jpegInside.replaceSubrange(16..<20, with: BMPFixture.le32(4))
+        #expect(performing: { try CodersManager.shared.decode(BMPFixture.bmp(jpegInside, paletteAndMasks: 16), options: .default) }, throws: { error in
             if case WebImageError.unsupportedFormat = error { return true } else { return false }
         })
     }
@@ -220,6 +252,8 @@ struct BMPICOTests {
             [UInt8](BMPFixture.bmp(BMPFixture.dib(Self.quadrants(), bits: 4, palette: Self.colors), paletteAndMasks: 16)),
             [UInt8](BMPFixture.bmp(BMPFixture.dib(Self.quadrants(), bits: 16, bitFields: [0xF800, 0x07E0, 0x001F]))),
             [UInt8](BMPFixture.bmp(BMPFixture.dib(Self.quadrants(), bits: 32, topDown: true))),
+            [UInt8](Self.runLength(width: 6, height: 3, bits: 8, data: [3, 1, 0, 3, 2, 3, 0, 0, 0, 0, 0, 2, 2, 0, 4, 3, 0, 0, 0, 1])),
+            [UInt8](Self.runLength(width: 6, height: 3, bits: 4, data: [3, 0x11, 0, 3, 0x23, 0x00, 0, 0, 0, 2, 2, 0, 4, 0x33, 0, 0, 0, 1])),
             [UInt8](BMPFixture.ico([(8, 8, 24, BMPFixture.dib(Self.quadrants(width: 8, height: 8), bits: 24, heightFactor: 2,
                 mask: Array(repeating: Array(repeating: false, count: 8), count: 8))), (16, 16, 32, png)])),
         ]

@@ -3,8 +3,9 @@ import WebImageCore
 
 /// The BMP decoder, in pure Swift (the bitmap reader is shared with ``ICOCoder``): 1/4/8-bit palette,
 /// 16/24/32-bit, bit fields and alpha, bottom-up or top-down. A 32-bit bitmap's fourth byte is
-/// alpha unless every pixel's is zero, as browsers read it (Pillow ignores it). RLE- and
-/// JPEG/PNG-compressed bitmaps are `unsupportedFormat`. BMP is not encoded.
+/// alpha unless every pixel's is zero, as browsers read it (Pillow ignores it). RLE4/RLE8 are
+/// decoded (pixels they skip are transparent); JPEG/PNG inside a BMP is `unsupportedFormat`.
+/// BMP is not encoded.
 public struct BMPCoder: ImageCoder {
     /// The BMP coder (it holds no state).
     public init() {}

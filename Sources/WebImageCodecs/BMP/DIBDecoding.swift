@@ -5,9 +5,9 @@ import WebImageCore
 /// into RGBA8, in pure Swift.
 ///
 /// Headers: OS/2 core (12 bytes), `BITMAPINFOHEADER` (40) and its V2–V5 extensions. Pixels:
-/// 1, 4 and 8 bits with a palette, 16 bits (5-5-5 or bit fields), 24 bits, 32 bits (with bit
-/// fields or an alpha byte); bottom-up or top-down rows. RLE- and JPEG/PNG-compressed bitmaps
-/// are `unsupportedFormat`. Every offset and size is checked against the data, and the limits
+/// 1, 4 and 8 bits with a palette (also RLE4/RLE8-compressed), 16 bits (5-5-5 or bit fields),
+/// 24 bits, 32 bits (with bit fields or an alpha byte); bottom-up or top-down rows.
+/// JPEG/PNG-compressed bitmaps are `unsupportedFormat`. Every offset and size is checked against the data, and the limits
 /// before the pixels are allocated; a hostile bitmap can only end in a typed error.
 enum DIBDecoding {
     /// Where the parts of a bitmap are.
@@ -30,6 +30,9 @@ enum DIBDecoding {
         var masks: (red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) = (0, 0, 0, 0)
         var paletteOffset = 0
         var paletteEntrySize = 4
+
+        /// RLE8 (1) or RLE4 (2).
+        var isRunLength: Bool { compression == 1 || compression == 2 }
     }
 
     /// Decodes the bitmap in `b` laid out as `layout`; `hasAlpha` says whether any pixel came
@@ -43,6 +46,14 @@ enum DIBDecoding {
         let rowStride = ((rowBits + 31) / 32) * 4
         let palette = try readPalette(b, header: header)
         let colorOffset = layout.pixelOffset ?? (header.paletteOffset + palette.count / 4 * header.paletteEntrySize)
+        if header.isRunLength {
+            guard colorOffset >= 0, colorOffset <= b.count else { throw WebImageError.badImageData(reason: "BMP pixel data ends early") }
+            var skipped = false
+            let pixels = try PixelBuffer.make(width: header.width, height: header.height) { out in
+                skipped = try decodeRunLength(b, from: colorOffset, bits: header.bitCount, palette: palette, into: out, width: header.width, height: header.height)
+            }
+            return (pixels, skipped)
+        }
         let maskStride = ((header.width + 31) / 32) * 4
         let colorBytes = rowStride.multipliedReportingOverflow(by: header.height)
         guard !colorBytes.overflow, colorOffset >= 0, colorOffset <= b.count, colorBytes.partialValue <= b.count - colorOffset else {
@@ -123,8 +134,12 @@ enum DIBDecoding {
                 let hasAlphaField = header.compression == 6 || headerSize >= 56
                 header.masks = (red, green, blue, hasAlphaField ? (u32(b, masksAt + 12) ?? 0) : 0)
                 if !inside { header.paletteOffset += header.compression == 6 ? 16 : 12 }
+            } else if header.isRunLength {
+                guard (header.compression == 1 && header.bitCount == 8) || (header.compression == 2 && header.bitCount == 4),
+                    !layout.isIcon, !header.topDown
+                else { throw WebImageError.badImageData(reason: "BMP run-length coding that does not match its layout") }
             } else if header.compression != 0 {
-                let kind = [1: "RLE8", 2: "RLE4", 4: "JPEG", 5: "PNG"][header.compression] ?? "type \(header.compression)"
+                let kind = [4: "JPEG", 5: "PNG"][header.compression] ?? "type \(header.compression)"
                 throw WebImageError.unsupportedFormat(.bmp, reason: "\(kind)-compressed bitmaps are not decoded")
             }
         }
