@@ -231,6 +231,23 @@ struct BMPICOTests {
         }
     }
 
+    @Test("Given an icon whose directory says 256 for both a 256x256 bitmap and a larger PNG, then the larger image is shown; a bitmap entry with a broken header fails metadata as decode does")
+    func rankingByTheImagesOwnSize() throws {
+        let bitmap = BMPFixture.dib(Self.quadrants(width: 256, height: 256), bits: 32, heightFactor: 2,
+                                    mask: Array(repeating: Array(repeating: false, count: 256), count: 256))
+        let large = Self.quadrants(width: 300, height: 280)
+        let png = [UInt8](try PNGCoder().encode(Image(pixels: large), format: .png, options: .default))
+        let icon = BMPFixture.ico([(0, 0, 32, bitmap), (0, 0, 32, png)])
+        #expect(try CodersManager.shared.decode(icon, options: .default).pixelSize == PixelSize(width: 300, height: 280))
+        #expect(try CodersManager.shared.readMetadata(icon).pixelSize == PixelSize(width: 300, height: 280))
+
+        var broken = BMPFixture.dib(Self.quadrants(width: 8, height: 8), bits: 24, heightFactor: 2)
+        broken.replaceSubrange(4..<8, with: BMPFixture.le32(-5))
+        let brokenIcon = BMPFixture.ico([(8, 8, 24, broken)])
+        #expect(throws: WebImageError.self) { try CodersManager.shared.readMetadata(brokenIcon) }
+        #expect(throws: WebImageError.self) { try CodersManager.shared.decode(brokenIcon, options: .default) }
+    }
+
     @Test("Given a declared size over the limit, then imageTooLarge before decoding; compressed bitmaps are unsupportedFormat")
     func limitsAndCompression() throws {
         var dib = BMPFixture.dib(Self.quadrants(), bits: 24)

@@ -10,7 +10,8 @@ enum JXLTestEncoder {
     /// `frames` (all the same size) as a lossless JPEG XL: an animation with `durations` in
     /// milliseconds when there is more than one frame, the given orientation tag and loops.
     static func encode(
-        _ frames: [PixelBuffer], alpha: Bool, orientation: ImageOrientation = .up, durations: [UInt32] = [], loops: UInt32 = 0
+        _ frames: [PixelBuffer], alpha: Bool, orientation: ImageOrientation = .up, durations: [UInt32] = [], loops: UInt32 = 0,
+        animated: Bool? = nil
     ) throws -> Data {
         let first = try #require(frames.first)
         let encoder = try #require(JxlEncoderCreate(nil))
@@ -26,7 +27,7 @@ enum JXLTestEncoder {
         info.num_extra_channels = alpha ? 1 : 0
         info.alpha_bits = alpha ? 8 : 0
         info.orientation = JxlOrientation(UInt32(orientation.rawValue))
-        let animated = frames.count > 1
+        let animated = animated ?? (frames.count > 1)
         if animated {
             info.have_animation = JXL_TRUE
             info.animation.tps_numerator = 1000
@@ -136,6 +137,10 @@ struct JXLTests {
         #expect(metadata.frameCount == 3 && metadata.isAnimated && metadata.loopCount == 3)
         #expect(coder.isAnimated(file))
         #expect(!coder.isAnimated(try JXLTestEncoder.encode([frames[0]], alpha: true)))
+        // An animation of one frame is not animated, as readMetadata and decode say.
+        let single = try JXLTestEncoder.encode([frames[0]], alpha: true, durations: [100], animated: true)
+        #expect(!coder.isAnimated(single))
+        #expect(try !coder.readMetadata(single).isAnimated)
 
         let source = try coder.makeAnimatedSource(file, options: .default)
         #expect(source.frameCount == 3 && source.loopCount == 3 && source.canvasSize == image.pixelSize)

@@ -18,6 +18,8 @@ final class ResumableDataStore: Sendable {
         let data: Data
         /// The strong `ETag`, else the `Last-Modified`, of the interrupted response.
         let validator: String
+        /// Whether ``validator`` is an entity tag (else a date).
+        let validatorIsEntityTag: Bool
         /// The size of the whole representation the bytes belong to.
         let totalSize: Int64
     }

@@ -52,7 +52,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         /// Whether the response head arrived.
         var headReceived = false
         /// The validator to resume this response with, when it can be resumed.
-        var resumeValidator: String?
+        var resumeValidator: (value: String, isEntityTag: Bool)?
     }
 
     init(
@@ -177,7 +177,8 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         guard let validator = state.resumeValidator, let expected = state.info?.expectedContentLength,
             !state.data.isEmpty, Int64(state.data.count) < expected
         else { return nil }
-        return ResumableDataStore.Entry(data: state.data, validator: validator, totalSize: expected)
+        return ResumableDataStore.Entry(
+            data: state.data, validator: validator.value, validatorIsEntityTag: validator.isEntityTag, totalSize: expected)
     }
 
     /// The head callers see for a response to a resumed request: for a `206` continuing
@@ -208,7 +209,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     /// ignore `If-Range` and send a range of a changed image, which must not be joined. The
     /// `206` must carry the same kind of validator (RFC 9110 §15.3.7 requires it to), and equal.
     static func sameRepresentation(_ headers: HTTPHeaders, as resumed: ResumableDataStore.Entry) -> Bool {
-        let name = resumed.validator.hasPrefix("\"") ? "ETag" : "Last-Modified"
+        let name = resumed.validatorIsEntityTag ? "ETag" : "Last-Modified"
         return headers.first(name: name) == resumed.validator
     }
 
@@ -216,7 +217,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     /// it cannot be resumed: a 200 with byte ranges offered (or one continuing `resumed`), a
     /// length, no content coding, and a strong validator (RFC 9110 §13.1.5) — a strong `ETag`,
     /// or without any `ETag` a `Last-Modified` at least 60 s older than the `Date`.
-    static func resumeValidator(_ head: HTTPResponseHead, resumed: ResumableDataStore.Entry?) -> String? {
+    static func resumeValidator(_ head: HTTPResponseHead, resumed: ResumableDataStore.Entry?) -> (value: String, isEntityTag: Bool)? {
         let headers = head.headers
         guard head.status == .ok, headers.first(name: "Content-Length") != nil,
             headers.first(name: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
@@ -226,14 +227,14 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         }
         if let tag = headers.first(name: "ETag") {
             // A client holding an entity tag must not send a date; a weak tag cannot be used.
-            return tag.hasPrefix("W/") ? nil : tag
+            return tag.hasPrefix("W/") ? nil : (tag, true)
         }
         if let modified = headers.first(name: "Last-Modified"), let modifiedSeconds = HTTPDate.seconds(modified),
             let date = headers.first(name: "Date").flatMap(HTTPDate.seconds), modifiedSeconds <= date - 60
         {
-            return modified
+            return (modified, false)
         }
-        return resumed?.validator
+        return resumed.map { ($0.validator, $0.validatorIsEntityTag) }
     }
 
     /// On a pool thread: a partial image of the bytes so far, for the callers that asked.

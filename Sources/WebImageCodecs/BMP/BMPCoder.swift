@@ -78,12 +78,10 @@ public struct ICOCoder: ImageCoder {
             metadata.format = .ico
             return metadata
         }
-        let size = try payload.withUnsafeBytes { b -> PixelSize in
-            guard let width = DIBDecoding.u32(b, 4), let height = DIBDecoding.u32(b, 8) else {
-                throw WebImageError.badImageData(reason: "icon bitmap header ends early")
-            }
-            return PixelSize(width: Int(Int32(bitPattern: width)), height: Int(Int32(bitPattern: height).magnitude / 2))
+        let size = try payload.withUnsafeBytes {
+            try DIBDecoding.size($0, layout: DIBDecoding.Layout(headerOffset: 0, pixelOffset: nil, isIcon: true))
         }
+        try DecodeLimits.default.check(canvas: size)
         return ImageMetadata(format: .ico, pixelSize: size)
     }
 
@@ -116,9 +114,23 @@ public struct ICOCoder: ImageCoder {
                     let isPNG = length >= 4 && b[start] == 0x89 && b[start + 1] == 0x50 && b[start + 2] == 0x4E && b[start + 3] == 0x47
                     bits = isPNG ? 32 : Int(DIBDecoding.u16(b, start + 14) ?? 0)
                 }
+                // The directory's sizes stop at 256 (written as 0): rank by the image's own header.
+                var width = b[at] == 0 ? 256 : Int(b[at])
+                var height = b[at + 1] == 0 ? 256 : Int(b[at + 1])
+                let isPNG = length >= 24 && b[start] == 0x89 && b[start + 1] == 0x50 && b[start + 2] == 0x4E && b[start + 3] == 0x47
+                if isPNG {
+                    width = Int(b[start + 16]) << 24 | Int(b[start + 17]) << 16 | Int(b[start + 18]) << 8 | Int(b[start + 19])
+                    height = Int(b[start + 20]) << 24 | Int(b[start + 21]) << 16 | Int(b[start + 22]) << 8 | Int(b[start + 23])
+                } else if let size = try? DIBDecoding.size(
+                    UnsafeRawBufferPointer(rebasing: b[start..<start + length]),
+                    layout: DIBDecoding.Layout(headerOffset: 0, pixelOffset: nil, isIcon: true))
+                {
+                    (width, height) = (size.width, size.height)
+                }
+                // Bounded, so that ranking by area cannot overflow.
                 let entry = Entry(
-                    width: b[at] == 0 ? 256 : Int(b[at]), height: b[at + 1] == 0 ? 256 : Int(b[at + 1]), bitCount: bits,
-                    offset: start, size: length)
+                    width: min(max(width, 0), 1 << 24), height: min(max(height, 0), 1 << 24), bitCount: bits, offset: start,
+                    size: length)
                 if let current = best,
                     (current.width * current.height, current.bitCount) >= (entry.width * entry.height, entry.bitCount)
                 {

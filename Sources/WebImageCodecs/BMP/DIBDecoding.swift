@@ -99,6 +99,13 @@ enum DIBDecoding {
         return (pixels, translucent)
     }
 
+    /// The size of the bitmap laid out as `layout`, validated as ``decode(_:layout:limits:)``
+    /// would (without the pixel data).
+    static func size(_ b: UnsafeRawBufferPointer, layout: Layout) throws -> PixelSize {
+        let header = try readHeader(b, layout: layout)
+        return PixelSize(width: header.width, height: header.height)
+    }
+
     private static func readHeader(_ b: UnsafeRawBufferPointer, layout: Layout) throws -> Header {
         let at = layout.headerOffset
         guard let headerSize = u32(b, at) else { throw WebImageError.badImageData(reason: "BMP header ends early") }

@@ -59,14 +59,10 @@ public struct JXLCoder: AnimatedImageDecoding {
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
     }
 
-    /// Whether the file declares an animation (read from its basic information only).
+    /// Whether the file is an animation of more than one frame (counted from frame headers,
+    /// without decoding pixels).
     public func isAnimated(_ data: Data) -> Bool {
-        guard let session = try? JXLDecoderSession(data, events: JXL_DEC_BASIC_INFO) else { return false }
-        while let status = try? session.next() {
-            if status == JXL_DEC_BASIC_INFO { return session.isAnimation }
-            if status == JXL_DEC_SUCCESS { break }
-        }
-        return false
+        (try? readMetadata(data))?.isAnimated ?? false
     }
 
     /// Opens the file for lazy, sequential frame access (a still image is a one-frame source).
@@ -158,17 +154,22 @@ public final class JXLAnimatedImageSource: AnimatedImageSource {
             session = try JXLDecoderSession(data, events: JxlDecoderStatus(JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
             nextIndex = 0
         }
-        while true {
-            switch try session.next() {
-            case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
-                let pixels = try session.decodeFrame()
-                nextIndex += 1
-                if nextIndex - 1 == index { return output.finish(pixels) }
-            case JXL_DEC_SUCCESS:
-                throw WebImageError.badImageData(reason: "JPEG XL: frame \(index) is missing")
-            default:
-                continue
+        do {
+            while true {
+                switch try session.next() {
+                case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                    let pixels = try session.decodeFrame()
+                    nextIndex += 1
+                    if nextIndex - 1 == index { return output.finish(pixels) }
+                case JXL_DEC_SUCCESS:
+                    throw WebImageError.badImageData(reason: "JPEG XL: frame \(index) is missing")
+                default:
+                    continue
+                }
             }
+        } catch {
+            nextIndex = Int.max  // the session is spent: the next request starts a new one
+            throw error
         }
     }
 }
