@@ -6,6 +6,9 @@ import WebImageCore
 /// HEVC-coded (libde265), 8- or 10-bit, with alpha, grids of tiles, and the container's crop,
 /// rotation and mirroring applied.
 ///
+/// - The container's rotation and mirroring are always applied (the result reports `.up`):
+///   ``/WebImageCore/DecodeOptions/applyOrientation`` off is not honoured, as libheif 1.15
+///   exposes no way to read the transforms it would leave undone.
 /// - Pixels come out as 8-bit RGBA with straight alpha; higher bit depths are scaled down.
 /// - Limits are checked on the image size from the container before anything is decoded
 ///   (SPEC C-6).
