@@ -5,9 +5,12 @@ set -euo pipefail
 
 # Codec libraries (headers + shared objects) the system-library targets link against.
 BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev pkg-config)
+# What the tests run besides the build: `script` (util-linux, package bsdutils) drives the
+# terminal tests on a pseudo-terminal.
+TEST_PACKAGES=(bsdutils)
 
 missing=()
-for p in "${BUILD_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do
+for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 

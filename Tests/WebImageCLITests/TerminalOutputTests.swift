@@ -36,7 +36,7 @@ struct TerminalOutputTests {
         #expect(summary.requested == 0 && summary.downloaded == 0)
     }
 
-    @Test("Given a terminal, when fetching, then a redrawn, coloured progress bar reaches done/total with a rate and an ETA", .enabled(if: TerminalRunner.hasScript))
+    @Test("Given a terminal, when fetching, then a redrawn, coloured progress bar reaches done/total with a rate and an ETA")
     func progressBarOnTerminal() async throws {
         try await FetchFixtures.withServer { server, cache, _ in
             let urls = (0..<3).map { index in
@@ -55,7 +55,7 @@ struct TerminalOutputTests {
         }
     }
 
-    @Test("Given a terminal and NO_COLOR, when fetching, then the bar is drawn without colour codes", .enabled(if: TerminalRunner.hasScript))
+    @Test("Given a terminal and NO_COLOR, when fetching, then the bar is drawn without colour codes")
     func noColorOnTerminal() async throws {
         try await FetchFixtures.withServer { server, cache, _ in
             server.route("/n.png", .ok(try FetchFixtures.png(seed: 9), contentType: "image/png"))

@@ -19,15 +19,12 @@ enum TerminalRunner {
         return result
     }
 
-    /// Whether ``runInTerminal(_:environment:)`` can work here.
-    static var hasScript: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/script") }
-
     /// Runs `webimage arguments…` on a pseudo-terminal. Standard output and standard error both
     /// go to the terminal, so `stdout` of the result holds everything the user would see
     /// (with the terminal's `\r\n` line ends).
     static func runInTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIRunner.Result {
         guard let binary = CLIRunner.binary else { throw Failure.missing("webimage") }
-        guard hasScript else { throw Failure.missing("/usr/bin/script") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw Failure.missing("/usr/bin/script (make setup installs bsdutils)") }
         let command = ([binary.path] + arguments).map(shellQuoted).joined(separator: " ")
         var env = environment
         env["TERM"] = env["TERM"] ?? "xterm"

@@ -42,7 +42,7 @@ public struct AVIFCoder: AnimatedImageDecoding {
             frames.append(ImageFrame(pixels: pixels, duration: count > 1 ? handle.duration(ofFrame: index) : 0))
         }
         return Image(
-            frames: frames, scale: Self.scale(options), orientation: output.reportedOrientation, format: .avif, loopCount: 0,
+            frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .avif, loopCount: 0,
             hasAlpha: handle.hasAlpha)
     }
 
@@ -80,11 +80,6 @@ public struct AVIFCoder: AnimatedImageDecoding {
     /// - Throws: `badImageData` or `imageTooLarge`.
     public func makeAnimatedSource(_ data: Data, options: DecodeOptions) throws -> any AnimatedImageSource {
         try AVIFAnimatedImageSource(data, options: options)
-    }
-
-    static func scale(_ options: DecodeOptions) -> Double {
-        guard let factor = options.scaleFactor, factor.isFinite, factor > 0 else { return 1 }
-        return factor
     }
 }
 

@@ -25,19 +25,12 @@ public struct BMPCoder: ImageCoder {
             return try DIBDecoding.decode(
                 b, layout: DIBDecoding.Layout(headerOffset: 14, pixelOffset: Int(offset), isIcon: false), limits: options.limits)
         }
-        return Image(pixels: Self.sized(pixels, options), scale: AVIFCoder.scale(options), format: .bmp, hasAlpha: hasAlpha)
+        return Image(pixels: FrameOutput(unturned: pixels, options: options).finish(pixels), scale: options.imageScale, format: .bmp, hasAlpha: hasAlpha)
     }
 
     /// Reads the size from the header, without decoding.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         try ImageHeaderReader.read(data)
-    }
-
-    /// `pixels` fitted to the options' thumbnail size.
-    static func sized(_ pixels: PixelBuffer, _ options: DecodeOptions) -> PixelBuffer {
-        let full = PixelSize(width: pixels.width, height: pixels.height)
-        let target = options.targetSize(for: full)
-        return target == full ? pixels : pixels.thumbnail(to: target)
     }
 }
 
@@ -65,7 +58,7 @@ public struct ICOCoder: ImageCoder {
         let (pixels, hasAlpha) = try payload.withUnsafeBytes { b in
             try DIBDecoding.decode(b, layout: DIBDecoding.Layout(headerOffset: 0, pixelOffset: nil, isIcon: true), limits: options.limits)
         }
-        return Image(pixels: BMPCoder.sized(pixels, options), scale: AVIFCoder.scale(options), format: .ico, hasAlpha: hasAlpha)
+        return Image(pixels: FrameOutput(unturned: pixels, options: options).finish(pixels), scale: options.imageScale, format: .ico, hasAlpha: hasAlpha)
     }
 
     /// Reads the size of the image ``decode(_:options:)`` would show, from that image's own

@@ -63,10 +63,11 @@ enum DIBDecoding {
         // An icon's AND mask may be missing in the wild: then nothing is masked.
         let hasMask = layout.isIcon && maskStride * header.height <= b.count - maskOffset
         var translucent = false
+        let channels = [header.masks.red, header.masks.green, header.masks.blue, header.masks.alpha].map(MaskChannel.init)
         let pixels = try PixelBuffer.make(width: header.width, height: header.height) { out in
             for row in 0..<header.height {
                 let source = colorOffset + (header.topDown ? row : header.height - 1 - row) * rowStride
-                try convertRow(b, at: source, header: header, palette: palette, into: out, at: row * header.width * 4)
+                try convertRow(b, at: source, header: header, palette: palette, channels: channels, into: out, at: row * header.width * 4)
             }
             // A 32-bit bitmap whose alpha bytes are all zero carries no alpha (common in BMPs);
             // an icon's transparency is then in its AND mask, as for fewer bits.
@@ -185,7 +186,8 @@ enum DIBDecoding {
     }
 
     private static func convertRow(
-        _ b: UnsafeRawBufferPointer, at source: Int, header: Header, palette: [UInt8], into out: UnsafeMutableBufferPointer<UInt8>, at target: Int
+        _ b: UnsafeRawBufferPointer, at source: Int, header: Header, palette: [UInt8], channels: [MaskChannel],
+        into out: UnsafeMutableBufferPointer<UInt8>, at target: Int
     ) throws {
         let width = header.width
         switch header.bitCount {
@@ -220,8 +222,7 @@ enum DIBDecoding {
             }
         default:  // 16 or 32 bits through the masks
             let bytes = header.bitCount / 8
-            let channels = [header.masks.red, header.masks.green, header.masks.blue].map(MaskChannel.init)
-            let alpha = MaskChannel(header.masks.alpha)
+            let alpha = channels[3]
             for x in 0..<width {
                 let s = source + x * bytes
                 var value = UInt32(b[s]) | UInt32(b[s + 1]) << 8

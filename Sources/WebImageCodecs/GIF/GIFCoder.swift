@@ -66,7 +66,7 @@ public struct GIFCoder: AnimatedImageDecoding {
             guard !frames.isEmpty else { throw WebImageError.badImageData(reason: "GIF: no complete image") }
             if frames.count == 1 { frames[0] = ImageFrame(pixels: frames[0].pixels, duration: 0) }
             return Image(
-                frames: frames, scale: GIFCoder.scale(options), format: .gif,
+                frames: frames, scale: options.imageScale, format: .gif,
                 loopCount: structure.loopCount, hasAlpha: transparent)
         }
     }
@@ -118,11 +118,5 @@ public struct GIFCoder: AnimatedImageDecoding {
     /// A frame's display duration in seconds.
     static func duration(of frame: GIFStructure.Frame) -> Double {
         FrameDelay.clamped(Double(frame.delayCentiseconds) / 100)
-    }
-
-    /// The image scale from the options (1 unless a positive, finite factor is given).
-    static func scale(_ options: DecodeOptions) -> Double {
-        guard let factor = options.scaleFactor, factor.isFinite, factor > 0 else { return 1 }
-        return factor
     }
 }

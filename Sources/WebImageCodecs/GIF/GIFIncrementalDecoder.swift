@@ -59,7 +59,7 @@ public final class GIFIncrementalDecoder: IncrementalImageDecoder {
             }
             let target = options.targetSize(for: canvas)
             let pixels = target == canvas ? first.pixels : first.pixels.thumbnail(to: target)
-            return Image(pixels: pixels, scale: GIFCoder.scale(options), format: .gif, hasAlpha: !pixels.isFullyOpaque())
+            return Image(pixels: pixels, scale: options.imageScale, format: .gif, hasAlpha: !pixels.isFullyOpaque())
         }
     }
 }

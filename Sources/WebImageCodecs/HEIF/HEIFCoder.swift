@@ -32,10 +32,9 @@ public struct HEIFCoder: ImageCoder {
     /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let primary = try HEIFPrimaryImage(data, limits: options.limits)
-        var pixels = try primary.decode()
-        let target = options.targetSize(for: primary.size)
-        if target != primary.size { pixels = pixels.thumbnail(to: target) }
-        return Image(pixels: pixels, scale: AVIFCoder.scale(options), format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
+        let decoded = try primary.decode()
+        let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)
+        return Image(pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
     }
 
     /// Reads the primary image's size (as shown) and alpha, without decoding; a sequence

@@ -98,7 +98,7 @@ enum JPEGDecompression {
                 resultOrientation = .up
             }
             return Image(
-                pixels: pixels, scale: validScale(options.scaleFactor), orientation: resultOrientation,
+                pixels: pixels, scale: options.imageScale, orientation: resultOrientation,
                 format: .jpeg, hasAlpha: false)
         }
     }
@@ -175,11 +175,5 @@ enum JPEGDecompression {
 
     static func transposed(_ size: PixelSize) -> PixelSize {
         PixelSize(width: size.height, height: size.width)
-    }
-
-    /// `scaleFactor ?? 1`, falling back to 1 for non-positive or non-finite values.
-    static func validScale(_ scale: Double?) -> Double {
-        guard let scale, scale.isFinite, scale > 0 else { return 1 }
-        return scale
     }
 }

@@ -55,7 +55,7 @@ public struct JXLCoder: AnimatedImageDecoding {
         guard !frames.isEmpty else { throw WebImageError.badImageData(reason: "JPEG XL: no image in the file") }
         if frames.count == 1 { frames[0] = ImageFrame(pixels: frames[0].pixels, duration: 0) }
         return Image(
-            frames: frames, scale: AVIFCoder.scale(options), orientation: options.applyOrientation ? .up : session.orientation,
+            frames: frames, scale: options.imageScale, orientation: options.applyOrientation ? .up : session.orientation,
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
     }
 

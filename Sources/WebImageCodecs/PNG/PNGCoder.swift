@@ -62,7 +62,7 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
             guard let animation = layout.animation else {
                 let decoded = try SPNGDecoding.decode(bytes, limits: options.limits)
                 return Image(
-                    pixels: output.finish(decoded.pixels), scale: output.scale,
+                    pixels: output.finish(decoded.pixels), scale: options.imageScale,
                     orientation: output.reportedOrientation, format: .png, hasAlpha: decoded.hasAlpha)
             }
             let count = options.firstFrameOnly ? 1 : animation.frames.count
@@ -75,7 +75,7 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
                 frames.append(ImageFrame(pixels: output.finish(canvas), duration: animation.frames[index].control.duration))
             }
             return Image(
-                frames: frames, scale: output.scale, orientation: output.reportedOrientation, format: .png,
+                frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .png,
                 loopCount: animation.loopCount,
                 hasAlpha: layout.hasAlpha || animation.exposesCanvas(layout.header.size))
         }

@@ -36,7 +36,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
         shownScanlines = partial.scanlines
         let output = PNGOutput(layout: partial.layout, options: options)
         return Image(
-            pixels: output.finish(partial.pixels), scale: output.scale, orientation: output.reportedOrientation,
+            pixels: output.finish(partial.pixels), scale: options.imageScale, orientation: output.reportedOrientation,
             format: .png, hasAlpha: true)
     }
 

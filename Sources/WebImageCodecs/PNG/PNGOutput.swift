@@ -25,12 +25,6 @@ struct PNGOutput {
         return options.targetSize(for: shown)
     }
 
-    /// The scale of the resulting image.
-    var scale: Double {
-        guard let factor = options.scaleFactor, factor > 0, factor.isFinite else { return 1 }
-        return factor
-    }
-
     /// Applies orientation and target size to one decoded canvas.
     func finish(_ pixels: PixelBuffer) -> PixelBuffer {
         let upright = pixels.applying(applied)

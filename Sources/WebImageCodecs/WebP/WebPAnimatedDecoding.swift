@@ -23,7 +23,7 @@ enum WebPAnimatedDecoding {
             frames.append(ImageFrame(pixels: pixels, duration: duration))
         }
         return Image(
-            frames: frames, scale: WebPSupport.scale(options), format: .webp,
+            frames: frames, scale: options.imageScale, format: .webp,
             loopCount: animation.loopCount, hasAlpha: features.has_alpha != 0)
     }
 }

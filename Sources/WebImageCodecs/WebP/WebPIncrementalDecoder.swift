@@ -165,7 +165,7 @@ public final class WebPIncrementalDecoder: IncrementalImageDecoder {
         let pixels = PixelBuffer.make(width: outputSize.width, height: outputSize.height) { out in
             out.baseAddress?.update(from: output.assumingMemoryBound(to: UInt8.self), count: count)
         }
-        return Image(pixels: pixels, scale: WebPSupport.scale(options), format: .webp, hasAlpha: hasAlpha)
+        return Image(pixels: pixels, scale: options.imageScale, format: .webp, hasAlpha: hasAlpha)
     }
 
     /// Frees libwebp's decoder and the output buffer.

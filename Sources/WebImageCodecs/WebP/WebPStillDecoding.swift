@@ -46,7 +46,7 @@ enum WebPStillDecoding {
             }
         }
         return Image(
-            pixels: pixels.applying(applied), scale: WebPSupport.scale(options),
+            pixels: pixels.applying(applied), scale: options.imageScale,
             orientation: options.applyOrientation ? .up : orientation, format: .webp,
             hasAlpha: features.has_alpha != 0)
     }

@@ -72,12 +72,6 @@ enum WebPSupport {
         }
     }
 
-    /// The image scale for `options` (1 unless a positive finite factor is given).
-    static func scale(_ options: DecodeOptions) -> Double {
-        guard let factor = options.scaleFactor, factor.isFinite, factor > 0 else { return 1 }
-        return factor
-    }
-
     /// A frame duration in seconds from milliseconds, with the browsers' short-delay rule.
     static func duration(milliseconds: Int) -> Double {
         FrameDelay.clamped(Double(max(0, milliseconds)) / 1000)

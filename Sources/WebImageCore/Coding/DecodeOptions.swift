@@ -12,6 +12,13 @@ public struct DecodeOptions: Sendable, Hashable {
     /// The image's scale (points to pixels). `nil` means 1, or what the caller derives from an
     /// `@2x`/`@3x` file name.
     public var scaleFactor: Double?
+
+    /// The scale a decoded image gets: ``scaleFactor`` when it is a positive finite number,
+    /// else 1. Every coder uses this one rule.
+    public var imageScale: Double {
+        guard let scaleFactor, scaleFactor.isFinite, scaleFactor > 0 else { return 1 }
+        return scaleFactor
+    }
     /// Turn pixels upright according to EXIF orientation (default). When `false`, pixels are
     /// as stored and ``Image/orientation`` carries the tag.
     public var applyOrientation: Bool = true
