@@ -255,13 +255,12 @@ enum DIBDecoding {
         }
     }
 
+    /// Little-endian fields, bounds-checked by ``/WebImageCore/HeaderBytes``.
     static func u16(_ b: UnsafeRawBufferPointer, _ offset: Int) -> UInt16? {
-        guard offset >= 0, offset <= b.count - 2 else { return nil }
-        return UInt16(b[offset]) | UInt16(b[offset + 1]) << 8
+        HeaderBytes(b).u16le(offset).map { UInt16(truncatingIfNeeded: $0) }
     }
 
     static func u32(_ b: UnsafeRawBufferPointer, _ offset: Int) -> UInt32? {
-        guard offset >= 0, offset <= b.count - 4 else { return nil }
-        return UInt32(b[offset]) | UInt32(b[offset + 1]) << 8 | UInt32(b[offset + 2]) << 16 | UInt32(b[offset + 3]) << 24
+        HeaderBytes(b).u32le(offset).map { UInt32(truncatingIfNeeded: $0) }
     }
 }

@@ -14,9 +14,10 @@ enum WebPEXIF {
     /// Whether `data` starts with a `VP8X` header whose flags announce EXIF metadata (readable
     /// from the first 21 bytes, before the image data arrives).
     static func announcesEXIF(_ data: Data) -> Bool {
-        data.withUnsafeBytes { b in
-            b.count >= 21 && fourCC(b, 0, is: "RIFF") && fourCC(b, 8, is: "WEBP") && fourCC(b, 12, is: "VP8X")
-                && b[20] & exifFlag != 0
+        data.withUnsafeBytes { raw in
+            let b = HeaderBytes(raw)
+            return b.matches("RIFF", at: 0) && b.matches("WEBP", at: 8) && b.matches("VP8X", at: 12)
+                && (b.u8(20) ?? 0) & Int(exifFlag) != 0
         }
     }
 
@@ -24,29 +25,21 @@ enum WebPEXIF {
     /// unreadable.
     static func orientation(of data: Data) -> ImageOrientation {
         guard announcesEXIF(data) else { return .up }
-        return data.withUnsafeBytes { b -> ImageOrientation in
+        return data.withUnsafeBytes { raw -> ImageOrientation in
+            let b = HeaderBytes(raw)
             var offset = 12
-            while offset <= b.count - 8 {
-                let size = Int(b[offset + 4]) | Int(b[offset + 5]) << 8 | Int(b[offset + 6]) << 16 | Int(b[offset + 7]) << 24
+            while let size = b.u32le(offset + 4) {
                 let payload = offset + 8
-                guard size <= b.count - payload else { return .up }
-                if fourCC(b, offset, is: "EXIF") {
-                    var tiff = UnsafeRawBufferPointer(rebasing: b[payload..<payload + size])
-                    if tiff.count >= 6, fourCC(tiff, 0, is: "Exif"), tiff[4] == 0, tiff[5] == 0 {
-                        tiff = UnsafeRawBufferPointer(rebasing: tiff[6...])
-                    }
-                    return EXIFOrientation.orientation(fromTIFF: tiff) ?? .up
+                guard let tiff = b.slice(payload, size) else { return .up }
+                if b.matches("EXIF", at: offset) {
+                    // Some writers put the JPEG-style "Exif\0\0" prefix before the TIFF block.
+                    let prefixed = tiff.matches("Exif", at: 0) && tiff.u8(4) == 0 && tiff.u8(5) == 0
+                    let block = prefixed ? UnsafeRawBufferPointer(rebasing: tiff.raw[6...]) : tiff.raw
+                    return EXIFOrientation.orientation(fromTIFF: block) ?? .up
                 }
                 offset = payload + size + (size & 1)  // chunks are padded to an even size
             }
             return .up
         }
-    }
-
-    /// Whether the four bytes at `offset` spell `code` (ASCII; no allocation).
-    private static func fourCC(_ b: UnsafeRawBufferPointer, _ offset: Int, is code: StaticString) -> Bool {
-        guard offset >= 0, offset <= b.count - 4, code.utf8CodeUnitCount == 4 else { return false }
-        let expected = UnsafeBufferPointer(start: code.utf8Start, count: 4)
-        return (0..<4).allSatisfy { b[offset + $0] == expected[$0] }
     }
 }
