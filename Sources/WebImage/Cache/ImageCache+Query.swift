@@ -106,9 +106,20 @@ extension ImageCache {
             return
         }
         let toMemory = configuration.shouldCacheImagesInMemory && (context.storeCacheType?.includesMemory ?? true)
+        // A thumbnail decode is not the image stored under `key`: it goes to memory under the
+        // thumbnail key (SPEC Q-4), so a later full-size lookup never finds the thumbnail.
+        let memoryKey = Self.memoryKey(forDecodedKey: key, context: context)
         token.finish(ImageCacheQueryResult(image: image, data: data, cacheType: .disk)) {
-            if toMemory { memoryCache.setImage(image, forKey: key) }
+            if toMemory { memoryCache.setImage(image, forKey: memoryKey) }
         }
+    }
+
+    /// The memory key of an image decoded from the disk entry `key` under `context`: `key`
+    /// itself, or its thumbnail key when the context asks for a thumbnail decode.
+    static func memoryKey(forDecodedKey key: String, context: WebImageContext) -> String {
+        guard let size = context.imageThumbnailPixelSize else { return key }
+        return thumbnailCacheKey(
+            for: key, thumbnailPixelSize: size, preserveAspectRatio: context.imagePreserveAspectRatio ?? true)
     }
 
     /// `image`, or its first frame alone when `decodeFirstFrameOnly` is asked for.

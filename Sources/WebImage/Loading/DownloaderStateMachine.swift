@@ -98,9 +98,12 @@ struct DownloaderStateMachine<Caller> {
     private var queue: DownloadQueue<DownloadID>
     private var nextDownload: UInt64 = 0
     private var nextCaller: UInt64 = 0
+    /// Whether callers for the same key join one download (``ImageDownloaderConfiguration/coalescesDownloads``).
+    private let coalesces: Bool
 
-    init(maxConcurrentDownloads: Int, order: ImageDownloaderConfiguration.ExecutionOrder) {
+    init(maxConcurrentDownloads: Int, order: ImageDownloaderConfiguration.ExecutionOrder, coalesces: Bool = true) {
         queue = DownloadQueue(maxConcurrent: maxConcurrentDownloads, order: order)
+        self.coalesces = coalesces
     }
 
     /// Downloads that currently hold a slot (running or being cancelled).
@@ -128,7 +131,7 @@ struct DownloaderStateMachine<Caller> {
         let id = DownloadID(rawValue: nextDownload)
         nextDownload &+= 1
         downloads[id] = Download(key: key, callers: [(callerID, caller)], priority: priority, phase: .queued)
-        joinable[key] = id
+        if coalesces { joinable[key] = id }
         ownerOfCaller[callerID] = id
         let started = queue.enqueue(id, priority: priority)
         return RequestAction(callerID: callerID, downloadID: id, coalesced: false, start: markRunning(started))

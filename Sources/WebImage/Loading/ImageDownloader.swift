@@ -59,7 +59,8 @@ public final class ImageDownloader: ImageLoader {
         self.state = Mutex(
             LockedState(
                 machine: DownloaderStateMachine(
-                    maxConcurrentDownloads: configuration.maxConcurrentDownloads, order: configuration.executionOrder)))
+                    maxConcurrentDownloads: configuration.maxConcurrentDownloads, order: configuration.executionOrder,
+                    coalesces: configuration.coalescesDownloads)))
     }
 
     deinit {

@@ -41,6 +41,11 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// Progress callbacks fire when at least this fraction (0…1) of the expected size arrived
     /// since the last one, plus once at 100 % (default 0.05). 0 reports every chunk.
     public var minimumProgressInterval: Double = 0.05
+    /// Whether concurrent requests for the same URL (with the same validators and
+    /// request-shaping options) share one download (SPEC D-3; Nuke's
+    /// `isTaskCoalescingEnabled`). Default `true`. With `false` every request is a download of
+    /// its own, which suits servers whose answers differ per request.
+    public var coalescesDownloads: Bool = true
     /// Idle connections kept per host (the pool's soft limit; default 8).
     public var connectionsPerHost: Int = 8
     /// Whether a connection that cannot be established (refused, reset during the TLS

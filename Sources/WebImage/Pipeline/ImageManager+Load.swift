@@ -381,7 +381,10 @@ extension ImageManager {
         }
         guard !operation.isCancelled else { return }
         metrics.loadDuration(source: .none, since: request.startTime)
-        operation.end(.success(ImageResult(image: final, data: value.data, cacheType: .none, url: request.url)))
+        // The downloaded bytes describe the original, not a transformed image: a transformed
+        // result carries no data (as SDWebImage's).
+        let data = transformed ? nil : value.data
+        operation.end(.success(ImageResult(image: final, data: data, cacheType: .none, url: request.url)))
     }
 
     /// Runs the transformer on the processing pool (never on the caller's or a network thread).

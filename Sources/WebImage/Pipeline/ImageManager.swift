@@ -131,9 +131,21 @@ public final class ImageManager: ImageManaging {
         for operation in operations { operation.cancel() }
     }
 
-    /// The cache key of `url` under `context` (SPEC M-6): the context's or the manager's filter,
-    /// else the absolute URL string.
+    /// The key the pipeline stores and looks up the delivered image under, for `url` and
+    /// `context` (SPEC M-6, Q-4; SDWebImage's `cacheKeyForURL:context:`): the original key (the
+    /// context's or the manager's key filter, else the absolute URL string) with the thumbnail
+    /// and transformer parts the context (or the manager's default transformer) adds.
+    ///
+    /// `nil` when `url` is `nil` or the key filter declines (no caching).
     public func cacheKey(for url: URL?, context: WebImageContext = WebImageContext()) -> String? {
+        guard let url else { return nil }
+        return ImageLoadRequest.keys(for: url, context: withDefaults(context)).final
+    }
+
+    /// The key of the original (untransformed, full-size) image of `url` under `context`: the
+    /// key filter's, else the absolute URL string. Equal to ``cacheKey(for:context:)`` when the
+    /// context asks for neither a thumbnail nor a transformer.
+    public func originalCacheKey(for url: URL?, context: WebImageContext = WebImageContext()) -> String? {
         guard let url else { return nil }
         return withDefaults(context).cacheKey(for: url)
     }

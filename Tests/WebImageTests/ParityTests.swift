@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import WebImageTesting
+@testable import WebImage
+
+/// Behaviours SDWebImage, Nuke and Kingfisher users rely on (issue #13), ported onto the
+/// public API.
+@Suite("Peer parity: cache keys, transformed data, coalescing switch (Q-1, Q-4, M-6, M-9, D-3)")
+struct ParityTests {
+    @Test("Given a thumbnail context, when the cache is queried for the full key, then the thumbnail goes to memory under the thumbnail key only")
+    func thumbnailQueryKey() async throws {
+        let (_, cache) = ManagerFixtures.manager(loader: ScriptedLoader())
+        let key = ManagerFixtures.url("thumb-query").absoluteString
+        try await cache.store(nil, imageData: try ManagerFixtures.data(), forKey: key, cacheType: .disk)
+        var context = WebImageContext()
+        context.imageThumbnailPixelSize = PixelSize(width: 12, height: 12)
+        let result = await cache.queryImage(forKey: key, context: context)
+        #expect(result.image?.width == 12)
+        let thumbKey = ImageCache.thumbnailCacheKey(
+            for: key, thumbnailPixelSize: PixelSize(width: 12, height: 12), preserveAspectRatio: true)
+        #expect(cache.imageFromMemoryCache(forKey: thumbKey)?.width == 12)
+        #expect(cache.imageFromMemoryCache(forKey: key) == nil, "the thumbnail must not stand for the full-size image")
+
+        // A full-size query then decodes the original.
+        let full = await cache.queryImage(forKey: key)
+        #expect(full.image?.width == 24)
+    }
+
+    @Test("Given a transformer, when a download completes, then the result carries no data; without one, the downloaded bytes")
+    func transformedResultHasNoData() async throws {
+        let loader = ScriptedLoader()
+        let (manager, _) = ManagerFixtures.manager(loader: loader)
+        let bytes = try ManagerFixtures.data()
+        let transformedURL = ManagerFixtures.url("transformed-data")
+        let plainURL = ManagerFixtures.url("plain-data")
+        loader.script(transformedURL, .data(bytes))
+        loader.script(plainURL, .data(bytes))
+        var context = WebImageContext()
+        context.imageTransformer = InvertTransformer()
+        let transformed = try await manager.loadImage(with: transformedURL, context: context)
+        #expect(transformed.image != nil)
+        #expect(transformed.data == nil, "the downloaded bytes describe the original, not the transformed image")
+        let plain = try await manager.loadImage(with: plainURL)
+        #expect(plain.data == bytes)
+    }
+
+    @Test("Given thumbnail and transformer contexts, then cacheKey(for:context:) is the key the delivered image is stored under")
+    func cacheKeyAsUsersSeeIt() async throws {
+        let loader = ScriptedLoader()
+        let (manager, cache) = ManagerFixtures.manager(loader: loader)
+        let url = ManagerFixtures.url("keyed")
+        loader.script(url, .data(try ManagerFixtures.data()))
+        var context = WebImageContext()
+        context.imageThumbnailPixelSize = PixelSize(width: 12, height: 12)
+        context.imageTransformer = InvertTransformer()
+        let key = try #require(manager.cacheKey(for: url, context: context))
+        let expected = ImageCache.cacheKey(
+            for: ImageCache.thumbnailCacheKey(
+                for: url.absoluteString, thumbnailPixelSize: PixelSize(width: 12, height: 12), preserveAspectRatio: true),
+            transformerKey: "Invert")
+        #expect(key == expected)
+        #expect(manager.originalCacheKey(for: url, context: context) == url.absoluteString)
+        #expect(manager.cacheKey(for: url) == url.absoluteString)
+
+        let result = try await manager.loadImage(with: url, context: context)
+        #expect(cache.imageFromMemoryCache(forKey: key) === result.image)
+
+        // The manager's default transformer counts too.
+        manager.transformer = InvertTransformer()
+        #expect(manager.cacheKey(for: url) == ImageCache.cacheKey(for: url.absoluteString, transformerKey: "Invert"))
+    }
+
+    @Test("Given coalescing switched off, then concurrent requests for one URL are separate downloads; on, one", arguments: [false, true])
+    func coalescingSwitch(coalesces: Bool) async throws {
+        var configuration = testDownloaderConfiguration()
+        configuration.coalescesDownloads = coalesces
+        try await withServerAndDownloader(configuration: configuration) { server, downloader in
+            let gate = HTTPTestServer.Gate()
+            server.route("/c.raw", HTTPTestServer.Response.ok(RawTestCoder.encode(width: 4, height: 4)).with { $0.gate = gate })
+            let url = server.url("/c.raw")
+            let results = Recorder<Result<ImageLoaderResult, WebImageError>>()
+            let tokens = (0..<3).map { _ in downloader.downloadImage(with: url) { results.append($0) } }
+            gate.open()
+            #expect(await eventually { results.count == 3 })
+            #expect(server.requestCount("/c.raw") == (coalesces ? 1 : 3))
+            #expect(results.values.allSatisfy { (try? $0.get().image?.width) == 4 })
+            #expect(tokens.allSatisfy { $0.isFinished })
+        }
+    }
+}
