@@ -191,10 +191,11 @@ extension ImageManager {
             }
             countHit(result.cacheType)
             Task {
-                guard let derived = await transform(image, request) else {
+                let derived = await transform(image, request, operation)
+                guard !operation.isCancelled else { return }
+                guard let derived else {
                     return decideDownload(request, operation, cached: nil)
                 }
-                guard !operation.isCancelled else { return }
                 await store(
                     derived, data: nil, key: request.finalKey, cacheType: request.context.storeCacheType ?? .all,
                     request: request, operation: operation, extendedData: nil)
@@ -348,7 +349,7 @@ extension ImageManager {
         var final = original
         var transformed = false
         if let original, request.shouldTransform(original) {
-            if let result = await transform(original, request) {
+            if let result = await transform(original, request, operation) {
                 final = result
                 transformed = true
             }
@@ -387,12 +388,18 @@ extension ImageManager {
         operation.end(.success(ImageResult(image: final, data: data, cacheType: .none, url: request.url)))
     }
 
-    /// Runs the transformer on the processing pool (never on the caller's or a network thread).
-    func transform(_ image: Image, _ request: ImageLoadRequest) async -> Image? {
+    /// Runs the transformer on the cache's processing pool (never on the caller's or a network
+    /// thread). A load cancelled while its transform waits for a thread never starts it
+    /// (SPEC M-10): the job checks the operation when it gets its thread.
+    func transform(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) async -> Image? {
         guard let transformer = request.transformer, request.shouldTransform(image) else { return image }
+        guard !operation.isCancelled else { return nil }
         let key = request.originalKey ?? request.url.absoluteString
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try? await ProcessingPool.shared.run { transformer.transform(image, key: key) }
+        let result = try? await request.cache.pool.run { () -> Image? in
+            guard !operation.isCancelled else { return nil }
+            return transformer.transform(image, key: key)
+        }
         metrics.transformDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
         return result ?? nil
     }
