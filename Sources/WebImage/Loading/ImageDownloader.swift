@@ -131,7 +131,7 @@ public final class ImageDownloader: ImageLoader {
         let priority = DownloadPriority(options: options, context: context)
         let sink = DownloadCallerSink(
             options: options,
-            decodeOptions: context.decodeOptions(for: options),
+            decodeOptions: context.decodeOptions(for: options, url: url),
             coders: context.imageCoders ?? configuration.coders ?? CodersManager.shared,
             priority: priority, progress: progress, completion: completed)
         let key = DownloadKey(

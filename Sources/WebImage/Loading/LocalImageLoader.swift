@@ -30,7 +30,7 @@ public final class LocalImageLoader: ImageLoader {
         completed: @escaping ImageLoaderCompletion
     ) -> any ImageLoaderToken {
         let token = LocalLoadToken(completion: completed)
-        let decodeOptions = context.decodeOptions(for: options)
+        let decodeOptions = context.decodeOptions(for: options, url: url)
         let coders = context.imageCoders ?? CodersManager.shared
         let decode = !options.contains(.avoidDecodeImage)
         let limit = maximumSize

@@ -1,3 +1,6 @@
+import Foundation
+import WebImageCore
+
 /// A key of ``WebImageContext``: a type that names one context value and its type.
 ///
 /// Each module declares its keys next to the feature that reads them and exposes them as typed
@@ -123,6 +126,18 @@ extension WebImageContext {
         decode.scaleFactor = imageScaleFactor
         decode.firstFrameOnly = options.contains(.decodeFirstFrameOnly)
         decode.scaleDownLargeImages = options.contains(.scaleDownLargeImages)
+        return decode
+    }
+
+    /// The decode options for an image loaded from `url`: ``decodeOptions(for:)``, with the
+    /// scale taken from an `@2x`/`@3x` file name in the cache key (or the URL's path) when the
+    /// context sets no ``imageScaleFactor`` (SPEC I-1) — the same rule the disk cache applies,
+    /// so one URL gets one scale from the network, a file and the cache.
+    public func decodeOptions(for options: WebImageOptions, url: URL) -> DecodeOptions {
+        var decode = decodeOptions(for: options)
+        if decode.scaleFactor == nil {
+            decode.scaleFactor = Image.scale(fromFileName: cacheKey(for: url) ?? url.path)
+        }
         return decode
     }
 }
