@@ -145,4 +145,53 @@ struct ParityTests {
             #expect(overridden.image?.scale == 1)
         }
     }
+
+    /// A manager that records each load's settings and lets the test end it.
+    private final class RecordingManager: ImageManaging {
+        struct Load: Sendable {
+            let url: URL
+            let options: WebImageOptions
+            let thumbnail: PixelSize?
+            let completion: ImageCompletionHandler
+        }
+        final class Operation: ImageOperation {
+            private let cancelled = Mutex(false)
+            func cancel() { cancelled.withLock { $0 = true } }
+            var isCancelled: Bool { cancelled.withLock { $0 } }
+        }
+        private let state = Mutex<[Load]>([])
+        var loads: [Load] { state.withLock { $0 } }
+        func loadImage(
+            with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageProgressHandler?,
+            completed: @escaping ImageCompletionHandler
+        ) -> (any ImageOperation)? {
+            guard let url else { return nil }
+            state.withLock {
+                $0.append(Load(url: url, options: options, thumbnail: context.imageThumbnailPixelSize, completion: completed))
+            }
+            return Operation()
+        }
+    }
+
+    @Test("Given two prefetch batches with their own settings, when A's item ends and B's item starts, then B's item uses B's settings")
+    func prefetchBatchesKeepTheirSettings() throws {
+        let manager = RecordingManager()
+        let prefetcher = ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 1)
+        var thumbnails = WebImageContext()
+        thumbnails.imageThumbnailPixelSize = PixelSize(width: 10, height: 10)
+        let a = URL(string: "https://img.example.invalid/a.png")!
+        let b = URL(string: "https://img.example.invalid/b.png")!
+        prefetcher.prefetchURLs([a], context: thumbnails)
+        prefetcher.prefetchURLs([b], options: .highPriority)
+        #expect(manager.loads.count == 1)
+        let first = try #require(manager.loads.first)
+        first.completion(.success(ImageResult(image: nil, cacheType: .none, url: a)))
+        #expect(manager.loads.count == 2)
+        let second = try #require(manager.loads.last)
+        #expect(second.url == b)
+        #expect(second.options.contains(.highPriority), "B's own options")
+        #expect(second.options.contains(.lowPriority), "the prefetcher's base options")
+        #expect(second.thumbnail == nil, "A's thumbnail context must not leak into B")
+        #expect(first.thumbnail == PixelSize(width: 10, height: 10))
+    }
 }

@@ -27,7 +27,10 @@ public final class ImagePrefetcher: Sendable {
         let index: Int
     }
 
+    /// What one batch was started with: its own options, context and handlers (SPEC P-2).
     private struct Handlers {
+        var options: WebImageOptions
+        var context: WebImageContext
         var progress: (@Sendable (_ finished: Int, _ total: Int) -> Void)?
         var completed: (@Sendable (_ finished: Int, _ skipped: Int) -> Void)?
     }
@@ -78,30 +81,34 @@ public final class ImagePrefetcher: Sendable {
         let loadContext = extraContext.map { context.merging($0) } ?? context
         let (batch, actions) = state.withLock { state -> (Int, [PrefetchScheduler.Action]) in
             let (batch, actions) = state.scheduler.add(urls)
-            state.handlers[batch] = Handlers(progress: progress, completed: completed)
+            state.handlers[batch] = Handlers(
+                options: loadOptions, context: loadContext, progress: progress, completed: completed)
             return (batch, actions)
         }
         let token = PrefetchToken(prefetcher: self, batch: batch)
-        perform(actions, options: loadOptions, context: loadContext)
+        perform(actions)
         return token
     }
 
     /// Cancels every batch.
     public func cancelPrefetching() {
         let actions = state.withLock { $0.scheduler.cancelAll() }
-        perform(actions, options: options, context: context)
+        perform(actions)
     }
 
     func cancel(batch: Int) {
         let actions = state.withLock { $0.scheduler.cancel(batch: batch) }
-        perform(actions, options: options, context: context)
+        perform(actions)
     }
 
-    private func perform(_ actions: [PrefetchScheduler.Action], options: WebImageOptions, context: WebImageContext) {
+    /// Performs the scheduler's actions; each start uses the options and context of the batch
+    /// the item belongs to, whichever batch's event freed the slot.
+    private func perform(_ actions: [PrefetchScheduler.Action]) {
         for action in actions {
             switch action {
             case .start(let batch, let index, let url):
-                start(url, batch: batch, index: index, options: options, context: context)
+                guard let handlers = state.withLock({ $0.handlers[batch] }) else { continue }
+                start(url, batch: batch, index: index, options: handlers.options, context: handlers.context)
             case .cancel(let batch, let index):
                 let operation = state.withLock { $0.operations[ItemKey(batch: batch, index: index)] }
                 operation?.cancel()
@@ -122,7 +129,7 @@ public final class ImagePrefetcher: Sendable {
             with: url, options: options, context: context, progress: nil,
             completed: { [weak self] result in
                 if case .success(let value) = result, !value.isFinal { return }
-                self?.itemEnded(key, url: url, result: result, options: options, context: context)
+                self?.itemEnded(key, url: url, result: result)
             })
         guard let operation else { return }
         // The load may have ended synchronously inside loadImage (then there is nothing to
@@ -136,10 +143,7 @@ public final class ImagePrefetcher: Sendable {
         if cancelNow { operation.cancel() }
     }
 
-    private func itemEnded(
-        _ key: ItemKey, url: URL, result: Result<ImageResult, WebImageError>, options: WebImageOptions,
-        context: WebImageContext
-    ) {
+    private func itemEnded(_ key: ItemKey, url: URL, result: Result<ImageResult, WebImageError>) {
         let succeeded: Bool
         if case .success = result { succeeded = true } else { succeeded = false }
         let (actions, observer) = state.withLock { state in
@@ -147,7 +151,7 @@ public final class ImagePrefetcher: Sendable {
             return (state.scheduler.itemEnded(batch: key.batch, index: key.index, succeeded: succeeded), state.observer)
         }
         observer?(url, result)
-        perform(actions, options: options, context: context)
+        perform(actions)
     }
 }
 
