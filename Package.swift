@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "WebImageCore", targets: ["WebImageCore"]),
         .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
         .library(name: "WebImageAppleAdapters", targets: ["WebImageAppleAdapters"]),
+        // Test support for users' own tests: loopback HTTP servers with scripted responses and
+        // request counts (as Hummingbird ships HummingbirdTesting).
+        .library(name: "WebImageTesting", targets: ["WebImageTesting"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
