@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test demo docs bench bench-setup fuzz soak clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup fuzz soak clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -18,14 +18,24 @@ release: setup
 	$(SWIFT) build -c release --product webimage $(SWIFT_BUILD_FLAGS)
 
 ## test: build and run every test (Swift Testing)
-# Two test processes: the CPU-bound codec and core suites would otherwise hold every thread of
-# the concurrency pool for seconds at a time, which the loading tests' in-process HTTP servers
-# and downloaders need to answer within their timeouts. Together they are all the tests.
+# Two test processes: the CPU-bound codec and core suites hold the threads of the concurrency
+# pool for seconds at a time; apart from them the loading, pipeline and tool suites are not
+# queued behind that work. (Correctness does not depend on it: the loopback test servers run on
+# threads of their own, and no test relies on a timeout it does not test.) Together they are
+# all the tests.
 CPU_BOUND_SUITES = WebImageCoreTests|WebImageCodecsTests
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter '$(CPU_BOUND_SUITES)'
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip '$(CPU_BOUND_SUITES)'
+
+## test-under-load: `make test` while stress-ng keeps STRESS_WORKERS CPU workers busy (setup
+## installs stress-ng); stress-ng always stops with the suite, and after STRESS_TIMEOUT seconds
+## at the latest. Exits with the suite's status.
+STRESS_WORKERS ?= 4
+STRESS_TIMEOUT ?= 3600
+test-under-load: setup
+	@STRESS_WORKERS=$(STRESS_WORKERS) STRESS_TIMEOUT=$(STRESS_TIMEOUT) MAKE="$(MAKE)" bash scripts/test-under-load.sh
 
 ## demo: build the tool and run its self-contained demo
 demo: release

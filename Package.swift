@@ -1,5 +1,7 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
+
+// 6.2 is the minimum: the sources use `weak let` (SE-0481, new in Swift 6.2).
 
 /// Settings every Swift target shares: Swift 6 language mode (the tools-version default),
 /// complete strict concurrency, and the upcoming features the house style asks for.

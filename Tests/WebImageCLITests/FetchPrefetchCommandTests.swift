@@ -155,10 +155,11 @@ struct FetchCommandTests {
 
     @Test("Given a closed port on 127.0.0.1, when fetched, then it fails with a transport error, is not blacklisted, and the exit status is non-zero")
     func unreachableHost() async throws {
-        let server = HTTPTestServer()
-        try await server.start()
-        let url = server.url("/gone.png").absoluteString
-        await server.shutdown()
+        // Held for the whole test: a port some server just released could be taken by another
+        // test's server meanwhile.
+        let port = try #require(RefusingPort())
+        defer { withExtendedLifetime(port) {} }
+        let url = port.url("/gone.png").absoluteString
         let cache = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: cache) }
 

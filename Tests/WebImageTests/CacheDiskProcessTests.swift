@@ -19,9 +19,16 @@ struct CacheDiskProcessTests {
         return process
     }
 
-    /// Waits (bounded) for `process` to exit.
-    private func waitForExit(_ process: Process, seconds: Int = 60) async {
-        for _ in 0..<(seconds * 100) where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    /// Waits for `process` to exit; a hang guard of 300 s (two debug-built writers on a loaded
+    /// machine), then the process is killed so that its status can be read.
+    private func waitForExit(_ process: Process, seconds: Int = 300) async {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        if process.isRunning {
+            Issue.record("\(process.arguments ?? []) still running after \(seconds) s")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     /// Checks that every entry is whole and the index matches the files exactly.
@@ -48,7 +55,8 @@ struct CacheDiskProcessTests {
         for round in 0..<3 {
             let process = try launchStress(dir, ["--writer", "\(round)", "--count", "100000", "--keys", "12", "--size", "2000000"])
             // Wait (bounded) until writing is under way, then let it run into the middle of writes.
-            for _ in 0..<1000 where CacheFixtures.entryFiles(in: dir).count < 2 && process.isRunning {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while CacheFixtures.entryFiles(in: dir).count < 2, process.isRunning, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
             try await Task.sleep(for: .milliseconds(50 + round * 37))

@@ -32,8 +32,10 @@ struct CacheImageCacheTests {
         var last: ImageCacheQueryResult? { calls.withLock { $0.last } }
     }
 
+    /// Waits until `condition` holds; a hang guard of 60 s, not a timing assertion.
     private func waitUntil(_ condition: () -> Bool) async {
-        for _ in 0..<400 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
     @Test("Given an image in memory, when queried, then it returns at once from memory without bytes")
@@ -204,7 +206,9 @@ struct CacheImageCacheTests {
         f.pool.submit { gate.wait() }
         let cache = f.cache
         let task = Task { await cache.queryImage(forKey: "k") }
-        try await Task.sleep(for: .milliseconds(20))
+        // Cancelled once the query is queued behind the gate's job on the one pool thread.
+        await waitUntil { f.pool.runningCount + f.pool.queuedCount == 2 }
+        #expect(f.pool.queuedCount == 1)
         task.cancel()
         let result = await task.value
         gate.signal()

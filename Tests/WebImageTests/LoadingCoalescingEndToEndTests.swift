@@ -47,12 +47,14 @@ struct LoadingCoalescingEndToEndTests {
         }
     }
 
-    @Test("Given a slow download, when every caller cancels, then each gets cancelled and the server sees the response abandoned")
+    @Test("Given a download held part-way, when every caller cancels, then each gets cancelled and the server sees the response abandoned")
     func cancelAll() async throws {
         try await withServerAndDownloader { server, downloader in
+            // The rest of the body waits at a gate that never opens: only the client's cancel
+            // can end the response (the server then counts it abandoned).
             var slow = HTTPTestServer.Response.ok(RawTestCoder.encode(width: 64, height: 64))
             slow.chunkSize = 512
-            slow.chunkDelay = .milliseconds(20)
+            slow.bodyPause = .init(afterBytes: 512, gate: HTTPTestServer.Gate())
             server.route("/slow.raw", slow)
             let url = server.url("/slow.raw")
             let results = Recorder<Result<ImageLoaderResult, WebImageError>>()
@@ -68,16 +70,22 @@ struct LoadingCoalescingEndToEndTests {
         }
     }
 
-    @Test("Given a cancelled download, when the URL is requested again, then a new download delivers the image")
+    @Test("Given a download cancelled while the server holds its response, when the URL is requested again, then a new download delivers the image")
     func cancelThenRequestAgain() async throws {
         try await withServerAndDownloader { server, downloader in
-            server.route("/again.raw", HTTPTestServer.Response.ok(RawTestCoder.encode(width: 3, height: 3)).with { $0.headDelay = .milliseconds(100) })
+            let gate = HTTPTestServer.Gate()
+            server.route("/again.raw", HTTPTestServer.Response.ok(RawTestCoder.encode(width: 3, height: 3)).with { $0.gate = gate })
             let url = server.url("/again.raw")
             let cancelled = Recorder<Result<ImageLoaderResult, WebImageError>>()
-            downloader.downloadImage(with: url) { cancelled.append($0) }.cancel()
+            let token = downloader.downloadImage(with: url) { cancelled.append($0) }
+            #expect(await eventually { gate.waitingCount == 1 })
+            token.cancel()
+            #expect(cancelled.values.map(\.code) == ["cancelled"])
+            gate.open()
             let result = await loadFinal(downloader, url)
             #expect((try? result.get().image?.width) == 3)
             #expect(cancelled.values.map(\.code) == ["cancelled"])
+            #expect(server.requestCount("/again.raw") >= 2, "the second load is a download of its own")
         }
     }
 

@@ -200,9 +200,9 @@ struct LoadingHostileResponseTests {
     func hostileResponses() async throws {
         let server = RawResponseServer()
         try await server.start()
+        // Every script ends its connection, so no case waits for a timeout: the test timeouts
+        // (long, for a loaded machine) only bound a hang.
         var configuration = testDownloaderConfiguration()
-        configuration.downloadTimeout = 5
-        configuration.maximumRequestDuration = 10
         configuration.maximumResponseSize = 4 * 1024 * 1024
         let downloader = ImageDownloader(configuration: configuration)
         let image = Array(RawTestCoder.encode(width: 40, height: 30, seed: 4))
@@ -250,7 +250,7 @@ struct LoadingHostileResponseTests {
                 }
             }
         }
-        #expect(await eventually(within: 30) { downloader.runningDownloadCount == 0 && downloader.queuedDownloadCount == 0 })
+        #expect(await eventually { downloader.runningDownloadCount == 0 && downloader.queuedDownloadCount == 0 })
         try await downloader.shutdown()
         await server.shutdown()
         if ProcessInfo.processInfo.environment["WEBIMAGE_SOAK_ITERATIONS"] != nil {

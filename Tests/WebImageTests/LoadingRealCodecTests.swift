@@ -6,19 +6,24 @@ import WebImageTesting
 /// The downloader with the built-in codecs (`CodersManager.shared`) on corpus files.
 @Suite("Downloader with the built-in codecs", .enabled(if: Corpus.isAvailable))
 struct LoadingRealCodecTests {
-    @Test("Given a progressive JPEG served slowly, when loaded with progressiveLoad, then partial images precede a final image equal to a direct decode")
+    @Test("Given a progressive JPEG held half-way, when loaded with progressiveLoad, then partial images precede a final image equal to a direct decode")
     func progressiveJPEG() async throws {
         let bytes = try Corpus.data("jpeg-misc/progressive/3.jpg")
         var configuration = ImageDownloaderConfiguration()
-        configuration.downloadTimeout = 10
+        configuration.downloadTimeout = TestTimeouts.download
+        configuration.maximumRequestDuration = TestTimeouts.request
         configuration.minimumProgressInterval = 0
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
+            // The first half (its first scans), then the rest once a partial image has arrived.
+            let rest = HTTPTestServer.Gate()
             server.route("/3.jpg", HTTPTestServer.Response.ok(bytes, contentType: "image/jpeg").with {
                 $0.chunkSize = 8_192
-                $0.chunkDelay = .milliseconds(10)
+                $0.bodyPause = .init(afterBytes: bytes.count / 2, gate: rest)
             })
             let results = Recorder<Result<ImageLoaderResult, WebImageError>>()
             _ = downloader.downloadImage(with: server.url("/3.jpg"), options: .progressiveLoad) { results.append($0) }
+            #expect(await eventually { results.count >= 1 })
+            rest.open()
             #expect(await eventually { results.values.contains { (try? $0.get().finished) != false } })
             let values = try results.values.map { try $0.get() }
             let final = try #require(values.last)
@@ -37,7 +42,10 @@ struct LoadingRealCodecTests {
     ])
     func thumbnails(path: String) async throws {
         let bytes = try Corpus.data(path)
-        try await withServerAndDownloader(configuration: ImageDownloaderConfiguration()) { server, downloader in
+        var configuration = ImageDownloaderConfiguration()
+        configuration.downloadTimeout = TestTimeouts.download
+        configuration.maximumRequestDuration = TestTimeouts.request
+        try await withServerAndDownloader(configuration: configuration) { server, downloader in
             server.route("/img", .ok(bytes))
             var context = WebImageContext()
             context.imageThumbnailPixelSize = PixelSize(width: 16, height: 16)

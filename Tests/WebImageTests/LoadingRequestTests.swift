@@ -88,20 +88,24 @@ struct LoadingRequestTests {
         }
     }
 
-    @Test("Given progressiveLoad and a slow body, then partial images arrive before the final image, which is complete")
+    @Test("Given progressiveLoad and a body held part-way, then partial images arrive before the final image, which is complete")
     func progressive() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.minimumProgressInterval = 0
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let body = RawTestCoder.encode(width: 32, height: 32, seed: 9)
+            // The first kilobyte, then the rest once a partial image has arrived.
+            let rest = HTTPTestServer.Gate()
             server.route("/pg", HTTPTestServer.Response.ok(body).with {
                 $0.chunkSize = 1_024
-                $0.chunkDelay = .milliseconds(20)
+                $0.bodyPause = .init(afterBytes: 1_024, gate: rest)
             })
             let results = Recorder<Result<ImageLoaderResult, WebImageError>>()
             let plain = Recorder<Result<ImageLoaderResult, WebImageError>>()
             _ = downloader.downloadImage(with: server.url("/pg"), options: .progressiveLoad) { results.append($0) }
             _ = downloader.downloadImage(with: server.url("/pg")) { plain.append($0) }
+            #expect(await eventually { results.count >= 1 })
+            rest.open()
             #expect(await eventually { results.values.contains { (try? $0.get().finished) == true } && plain.count == 1 })
             let values = results.values.compactMap { try? $0.get() }
             #expect(values.count == results.count)

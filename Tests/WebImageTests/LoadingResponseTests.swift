@@ -101,12 +101,13 @@ struct LoadingResponseTests {
         }
     }
 
-    @Test("Given a short timeout and a server that delays its head, then a transient timedOut transport error")
+    @Test("Given a short timeout and a server that holds its head back, then a transient timedOut transport error")
     func timeout() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 0.2
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
-            server.route("/late", HTTPTestServer.Response.ok(image).with { $0.headDelay = .seconds(3) })
+            // Held until the client gives up (a gate that never opens), however slow the machine.
+            server.route("/late", HTTPTestServer.Response.ok(image).with { $0.gate = HTTPTestServer.Gate() })
             let result = await loadFinal(downloader, server.url("/late"))
             #expect(result.transportKind == .timedOut)
             if case .failure(let error) = result { #expect(!downloader.shouldBlockFailedURL(server.url("/late"), error: error)) }

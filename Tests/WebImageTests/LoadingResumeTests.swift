@@ -210,15 +210,21 @@ struct LoadingResumeTests {
         }
     }
 
-    @Test("Given a slow download cancelled part-way, when the URL is requested again, then it continues from the bytes received")
+    @Test("Given a download cancelled part-way, when the URL is requested again, then it continues from the bytes received")
     func resumesAfterCancellation() async throws {
         try await withServerAndDownloader { server, downloader in
             let large = RawTestCoder.encode(width: 256, height: 256, seed: 2)
-            let slow = HTTPTestServer.ranges(large, entityTag: etag, lastModified: nil)
-            let slowed = Mutex(true)
+            let ranged = HTTPTestServer.ranges(large, entityTag: etag, lastModified: nil)
+            // The first response stops after 64 KiB at a gate that never opens: only the
+            // cancel ends it. Later responses are whole.
+            let held = Mutex(true)
             server.route("/slow.raw") { request in
-                let response = slow(request)
-                return slowed.withLock { $0 } ? response.with { $0.chunkSize = 16 * 1024; $0.chunkDelay = .milliseconds(30) } : response
+                let response = ranged(request)
+                let first = held.withLock { first in
+                    defer { first = false }
+                    return first
+                }
+                return first ? response.with { $0.chunkSize = 16 * 1024; $0.bodyPause = .init(afterBytes: 64 * 1024, gate: HTTPTestServer.Gate()) } : response
             }
             let url = server.url("/slow.raw")
             let received = Mutex<Int64>(0)
@@ -236,7 +242,6 @@ struct LoadingResumeTests {
             #expect(kept.validator == etag)
             downloader.resumableData.store(kept, for: url)
 
-            slowed.withLock { $0 = false }
             let second = await download(downloader, url)
             #expect((try? second.result.get().data) == large)
             #expect(second.token.metrics.resumedBytes == Int64(kept.data.count))

@@ -11,11 +11,22 @@ func rawContext() -> WebImageContext {
     return context
 }
 
-/// A downloader configuration for tests: short timeouts so nothing can hang.
+/// The downloader timeouts of the tests that do not test a timeout: long enough that a loaded
+/// machine never reaches them (a loopback answer takes milliseconds; a test that needs a
+/// download to stay open holds it at a gate, never behind a slow server), short enough to end a
+/// hang before the tests' 60 s hang guards would.
+enum TestTimeouts {
+    /// ``ImageDownloaderConfiguration/downloadTimeout``.
+    static let download: Double = 30
+    /// ``ImageDownloaderConfiguration/maximumRequestDuration``.
+    static let request: Double = 50
+}
+
+/// A downloader configuration for tests: the raw test coder, and ``TestTimeouts``.
 func testDownloaderConfiguration() -> ImageDownloaderConfiguration {
     var configuration = ImageDownloaderConfiguration()
-    configuration.downloadTimeout = 10
-    configuration.maximumRequestDuration = 20
+    configuration.downloadTimeout = TestTimeouts.download
+    configuration.maximumRequestDuration = TestTimeouts.request
     configuration.coders = CodersManager(coders: [RawTestCoder()])
     return configuration
 }

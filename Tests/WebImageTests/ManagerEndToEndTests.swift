@@ -9,15 +9,22 @@ import WebImageTesting
 /// ImageDownloader (AsyncHTTPClient) → the loopback test server, with the real WebP coder.
 @Suite("Image manager end to end over loopback HTTP")
 struct ManagerEndToEndTests {
+    /// Runs `body` with a server and a manager whose loader is a downloader (the real codecs),
+    /// seen through a ``CountingLoader``.
     func withPipeline(_ body: (HTTPTestServer, ImageManager, ImageCache) async throws -> Void) async throws {
+        try await withPipeline { server, manager, cache, _ in try await body(server, manager, cache) }
+    }
+
+    func withPipeline(_ body: (HTTPTestServer, ImageManager, ImageCache, CountingLoader) async throws -> Void) async throws {
         var configuration = ImageDownloaderConfiguration()
-        configuration.downloadTimeout = 10
-        configuration.maximumRequestDuration = 20
+        configuration.downloadTimeout = TestTimeouts.download
+        configuration.maximumRequestDuration = TestTimeouts.request
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
-            let (_, cache) = ManagerFixtures.manager(loader: downloader)
-            let manager = ImageManager(cache: cache, loader: downloader)
+            let loader = CountingLoader(downloader)
+            let (_, cache) = ManagerFixtures.manager(loader: loader)
+            let manager = ImageManager(cache: cache, loader: loader)
             manager.callbackQueue = .current
-            try await body(server, manager, cache)
+            try await body(server, manager, cache, loader)
         }
     }
 
@@ -61,13 +68,17 @@ struct ManagerEndToEndTests {
 
     @Test("Given 200 concurrent loads of one URL through the manager, then the server sees one request")
     func coalescedThroughManager() async throws {
-        try await withPipeline { server, manager, _ in
-            server.route("/shared.webp", .ok(try ManagerFixtures.data()).with { $0.headDelay = .milliseconds(200) })
+        try await withPipeline { server, manager, _, loader in
+            // The response waits until every load has reached the downloader.
+            let gate = HTTPTestServer.Gate()
+            server.route("/shared.webp", .ok(try ManagerFixtures.data()).with { $0.gate = gate })
             let url = server.url("/shared.webp")
             let widths = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<200 {
                     group.addTask { try await manager.loadImage(with: url, options: .fromLoaderOnly).image?.width ?? 0 }
                 }
+                #expect(await eventually { loader.requestCount == 200 })
+                gate.open()
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(widths.count == 200 && widths.allSatisfy { $0 == 24 })
@@ -127,6 +138,32 @@ struct ManagerEndToEndTests {
     }
 }
 
+/// A loader that counts the requests it forwards to another: once ``requestCount`` reached
+/// n, n requests have been handed to the wrapped loader (a downloader has registered each as a
+/// caller of its download).
+final class CountingLoader: ImageLoader {
+    private let wrapped: any ImageLoader
+    private let count = Mutex(0)
+
+    init(_ wrapped: any ImageLoader) { self.wrapped = wrapped }
+
+    /// Requests forwarded so far.
+    var requestCount: Int { count.withLock { $0 } }
+
+    func canRequestImage(for url: URL) -> Bool { wrapped.canRequestImage(for: url) }
+
+    func requestImage(
+        with url: URL, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
+        completed: @escaping ImageLoaderCompletion
+    ) -> any ImageLoaderToken {
+        let token = wrapped.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
+        count.withLock { $0 += 1 }
+        return token
+    }
+
+    func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool { wrapped.shouldBlockFailedURL(url, error: error) }
+}
+
 /// The WebP coder behind a gate: `decode` waits until the test opens it, so a test can act while
 /// a decode is in progress.
 final class GatedDecoder: ImageCoder {
@@ -142,7 +179,7 @@ final class GatedDecoder: ImageCoder {
 
     func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         counts.withLock { $0.started += 1 }
-        _ = gate.wait(timeout: .now() + 30)
+        _ = gate.wait(timeout: .now() + 120)  // a forgotten gate cannot hang the test
         defer { counts.withLock { $0.finished += 1 } }
         return try webp.decode(data, options: options)
     }

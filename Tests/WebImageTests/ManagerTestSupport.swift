@@ -122,7 +122,7 @@ final class InvertTransformer: ImageTransformer {
 
     func transform(_ image: Image, key: String) -> Image? {
         started.withLock { $0 += 1 }
-        if let gate { _ = gate.wait(timeout: .now() + 10) }
+        if let gate { _ = gate.wait(timeout: .now() + 120) }  // a forgotten gate cannot hang the test
         let frames = image.frames.map { frame -> ImageFrame in
             let source = frame.pixels.bytes
             let pixels = PixelBuffer.make(width: frame.pixels.width, height: frame.pixels.height) { out in

@@ -81,7 +81,7 @@ extension HTTPTestServer {
                         })
                 }.map { negotiation in (channel, negotiation) }
             }
-        let task = Task { [self] in
+        let task = Task(executorPreference: LoopbackThreads.executor) { [self] in
             await withDiscardingTaskGroup { connections in
                 do {
                     try await channel.executeThenClose { inbound in

@@ -39,13 +39,17 @@ extension HTTPTestServer {
         public var headers: [(name: String, value: String)] = []
         /// The body bytes.
         public var body: Data = Data()
-        /// Wait this long before sending the head (bounded by the test that sets it).
+        /// Wait this long before sending the head. A delay is no synchronisation: a test that
+        /// needs the response to be still pending holds it at a ``gate`` instead.
         public var headDelay: Duration = .zero
         /// Wait for this gate to open before sending the head.
         public var gate: Gate?
+        /// Hold the rest of the body at a gate once part of it has been sent.
+        public var bodyPause: BodyPause?
         /// Send the body in pieces of this many bytes (`nil`: one piece).
         public var chunkSize: Int?
-        /// Wait this long between pieces.
+        /// Wait this long between pieces (to spread a body out; a test that needs the body to
+        /// be part-way uses ``bodyPause``).
         public var chunkDelay: Duration = .zero
         /// Use chunked transfer encoding instead of `Content-Length`.
         public var chunked = false
@@ -94,6 +98,23 @@ extension HTTPTestServer {
             var copy = self
             change(&copy)
             return copy
+        }
+    }
+
+    /// Where a response's body stops until a gate opens: the first ``afterBytes`` bytes are sent
+    /// (and flushed), the rest waits for ``gate``. A test can then act while a download is
+    /// provably part-way — cancel it, or see a partial image — instead of hoping a slow body is
+    /// slow enough.
+    public struct BodyPause: Sendable {
+        /// How many body bytes are sent before the pause (less than the body's size).
+        public var afterBytes: Int
+        /// What the rest of the body waits for.
+        public var gate: Gate
+
+        /// A pause after `afterBytes` body bytes until `gate` opens.
+        public init(afterBytes: Int, gate: Gate) {
+            self.afterBytes = afterBytes
+            self.gate = gate
         }
     }
 

@@ -11,8 +11,11 @@ import Synchronization
 /// routes serve both protocols, and each ``Request`` records the ``ProtocolVersion`` it came on.
 ///
 /// Routes are scripted per test (``route(_:_:)``): fixed bytes, any status and headers,
-/// delays, slow/chunked bodies, truncation, closed connections, redirects, conditional
-/// responses. The server counts requests per path, records request headers, and tracks how
+/// responses held at a ``Gate`` (before the head or part-way through the body), delays,
+/// slow/chunked bodies, truncation, closed connections, redirects, conditional responses.
+/// The server runs on threads of its own (an event loop group and a task executor apart from
+/// the concurrency pool and from the clients' event loops), so a busy pool cannot delay its
+/// answers. The server counts requests per path, records request headers, and tracks how
 /// many responses are in flight at once (``maxInFlight``) and how many were abandoned by the
 /// client (``abortedResponses``), so tests can assert coalescing, limits and cancellation.
 ///
@@ -48,7 +51,7 @@ public final class HTTPTestServer: Sendable {
 
     /// A plain HTTP/1.1 server that is not listening yet; call ``start()``.
     public init() {
-        group = MultiThreadedEventLoopGroup.singleton
+        group = LoopbackThreads.group
         tls = nil
         certificate = nil
     }
@@ -61,7 +64,7 @@ public final class HTTPTestServer: Sendable {
 
     /// An HTTPS server that is not listening yet and presents `certificate`; call ``start()``.
     public init(tls: TLS, certificate: SelfSignedCertificate) {
-        group = MultiThreadedEventLoopGroup.singleton
+        group = LoopbackThreads.group
         self.tls = tls
         self.certificate = certificate
     }
@@ -130,7 +133,7 @@ public final class HTTPTestServer: Sendable {
                         wrappingChannelSynchronously: channel)
                 }
             }
-        let task = Task { [self] in
+        let task = Task(executorPreference: LoopbackThreads.executor) { [self] in
             await withDiscardingTaskGroup { connections in
                 do {
                     try await channel.executeThenClose { inbound in
@@ -210,7 +213,7 @@ public final class HTTPTestServer: Sendable {
         }
         let response = handler?(request) ?? Response.status(404)
         do {
-            if let gate = response.gate { try await gate.wait() }
+            if let gate = response.gate { try await gate.wait(unlessClosed: channel.closeFuture) }
             if response.headDelay > .zero { try await Task.sleep(for: response.headDelay) }
             if response.action == .close {
                 state.withLock { $0.inFlight -= 1 }
@@ -226,8 +229,14 @@ public final class HTTPTestServer: Sendable {
             }
             let status = HTTPResponseStatus(statusCode: response.status)
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
-            let pieces = Self.split(response.body, size: response.chunkSize)
+            let pause = response.bodyPause.map { min(max(0, $0.afterBytes), response.body.count) }
+            let pieces = Self.split(response.body, size: response.chunkSize, cutAt: pause)
+            var sent = 0
             for (index, piece) in pieces.enumerated() {
+                if let pause, let gate = response.bodyPause?.gate, sent == pause {
+                    try await gate.wait(unlessClosed: channel.closeFuture)
+                }
+                sent += piece.count
                 if index > 0, response.chunkDelay > .zero { try await Task.sleep(for: response.chunkDelay) }
                 if index == pieces.count - 1, !truncated {
                     // Leave the in-flight count before the client can possibly see the last byte.
@@ -256,11 +265,21 @@ public final class HTTPTestServer: Sendable {
         }
     }
 
+    /// `body` in pieces of `size` bytes (one piece when `nil`), with a piece boundary at
+    /// `cut` bytes when given.
+    private static func split(_ body: Data, size: Int?, cutAt cut: Int? = nil) -> [Data] {
+        guard !body.isEmpty else { return [] }
+        guard let cut, cut > 0, cut < body.count else { return split(body, size: size) }
+        let head = body.subdata(in: body.startIndex..<body.startIndex + cut)
+        let tail = body.subdata(in: body.startIndex + cut..<body.endIndex)
+        return split(head, size: size) + split(tail, size: size)
+    }
+
     private static func split(_ body: Data, size: Int?) -> [Data] {
         guard !body.isEmpty else { return [] }
         let step = max(1, size ?? body.count)
         return stride(from: 0, to: body.count, by: step).map { start in
-            body.subdata(in: start..<min(body.count, start + step))
+            body.subdata(in: body.startIndex + start..<body.startIndex + min(body.count, start + step))
         }
     }
 }

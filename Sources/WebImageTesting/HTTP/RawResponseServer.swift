@@ -70,7 +70,7 @@ public final class RawResponseServer: Sendable {
 
     /// Binds 127.0.0.1 on a free port.
     public func start() async throws {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await ServerBootstrap(group: LoopbackThreads.group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
