@@ -47,6 +47,9 @@ extension HTTPTestServer {
         public var chunkSize: Int?
         /// Wait this long between pieces.
         public var chunkDelay: Duration = .zero
+        /// Wait for this gate to open after the first piece, before the rest: a client provably
+        /// holds part of the body (for progress and partial images) until the test opens it.
+        public var bodyGate: Gate?
         /// Use chunked transfer encoding instead of `Content-Length`.
         public var chunked = false
         /// Announce this `Content-Length` instead of the body's size. Larger than the body:

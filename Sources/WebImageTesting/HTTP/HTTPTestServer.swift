@@ -229,6 +229,7 @@ public final class HTTPTestServer: Sendable {
             let pieces = Self.split(response.body, size: response.chunkSize)
             for (index, piece) in pieces.enumerated() {
                 if index > 0, response.chunkDelay > .zero { try await Task.sleep(for: response.chunkDelay) }
+                if index == 1, let bodyGate = response.bodyGate { try await bodyGate.wait() }
                 if index == pieces.count - 1, !truncated {
                     // Leave the in-flight count before the client can possibly see the last byte.
                     state.withLock { $0.inFlight -= 1 }
