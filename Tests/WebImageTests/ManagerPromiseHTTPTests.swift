@@ -58,7 +58,9 @@ struct ManagerPromiseHTTPTests {
             #expect(kinds.first == "progress")
             #expect(kinds.contains("partial"))
             #expect(kinds.last == "image")
-            #expect(kinds.firstIndex(of: "partial")! < kinds.firstIndex(of: "image")!)
+            if let partial = kinds.firstIndex(of: "partial"), let image = kinds.firstIndex(of: "image") {
+                #expect(partial < image)
+            }
             #expect(progress.contains { $0 < Int64(body.count) }, "progress before the whole body")
             #expect(partialRows == 0, "the partial image lacks its last rows")
             #expect(finalImage?.frames[0].pixels.pixel(x: 31, y: 31) == RGBA(r: 31, g: 31, b: 5, a: 255))
