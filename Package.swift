@@ -111,13 +111,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The command-line tool. `webimage demo` serves its gallery with WebImageTesting's
-        // loopback HTTP server.
+        // The command-line tool. `webimage demo` serves its gallery with its own small static
+        // HTTP server on NIOHTTP1 (DemoServer); no test-support code ships in the binary.
         .executableTarget(
             name: "webimage",
             dependencies: [
                 "WebImage",
-                "WebImageTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

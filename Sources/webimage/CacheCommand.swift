@@ -19,14 +19,30 @@ struct CacheLocationOptions: ParsableArguments {
     @Flag(help: "Print JSON.")
     var json = false
 
-    /// The disk cache these options name, without automatic cleaning.
-    func diskCache(_ configuration: DiskCacheConfiguration = DiskCacheConfiguration()) -> DiskCache {
+    /// The directory these options name: `--cache-dir`, else the default namespace's.
+    var directory: URL {
+        cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+            ?? DiskCache.directory(forNamespace: "default")
+    }
+
+    /// The disk cache these options name, without automatic cleaning; `nil` when there is no
+    /// cache there yet (nothing is created). Fails with one clear error for a directory that
+    /// is not a cache (see ``CacheDirectoryCheck``).
+    func existingDiskCache(_ configuration: DiskCacheConfiguration = DiskCacheConfiguration()) throws -> DiskCache? {
         var configuration = configuration
         configuration.automaticCleaningInterval = nil
-        if let cacheDirectory {
-            return DiskCache(directory: URL(fileURLWithPath: cacheDirectory, isDirectory: true), configuration: configuration)
+        do {
+            return try CacheDirectoryCheck.openExisting(directory, configuration: configuration)
+        } catch {
+            Console.error(error.description)
+            throw ExitCode.failure
         }
-        return DiskCache(namespace: "default", configuration: configuration)
+    }
+
+    /// Prints `cache`'s statistics, or those of an empty cache when there is none.
+    func report(_ cache: DiskCache?, removed: Int? = nil) throws {
+        let statistics = try cache?.statistics() ?? .empty
+        CacheReport.print(statistics, directory: directory, json: json, removed: removed)
     }
 }
 
@@ -61,8 +77,7 @@ struct CacheStatsCommand: ParsableCommand {
     @OptionGroup var location: CacheLocationOptions
 
     func run() throws {
-        let cache = location.diskCache()
-        CacheReport.print(try cache.statistics(), directory: cache.directory, json: location.json)
+        try location.report(location.existingDiskCache())
     }
 }
 
@@ -78,21 +93,34 @@ struct CacheCleanCommand: ParsableCommand {
     @Option(name: .customLong("max-size"), help: ArgumentHelp("Maximum total bytes; trims to half when over (0: unlimited).", valueName: "bytes"))
     var maxSize: Int?
 
+    func validate() throws {
+        try OptionLimits.checkMaxAge(maxAge)
+        try OptionLimits.checkMaxSize(maxSize)
+    }
+
     func run() throws {
-        let cache = location.diskCache()
-        let removed = ActivityIndicator.run("cleaning") { cache.removeExpiredData(maxAge: maxAge, maxSize: maxSize) }
-        CacheReport.print(try cache.statistics(), directory: cache.directory, json: location.json, removed: removed)
+        let cache = try location.existingDiskCache()
+        let removed = cache.map { cache in
+            ActivityIndicator.run("cleaning") { cache.removeExpiredData(maxAge: maxAge, maxSize: maxSize) }
+        }
+        try location.report(cache, removed: removed ?? 0)
     }
 }
 
 struct CacheClearCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove every entry.")
+    static let configuration = CommandConfiguration(
+        commandName: "clear", abstract: "Remove every entry.",
+        discussion: """
+            Deletes only the entries the cache's index lists. A directory that is not a cache \
+            (no .webimage-cache marker and no valid .index) is refused; a missing directory is \
+            left missing.
+            """)
 
     @OptionGroup var location: CacheLocationOptions
 
     func run() throws {
-        let cache = location.diskCache()
-        ActivityIndicator.run("clearing") { cache.removeAll() }
-        CacheReport.print(try cache.statistics(), directory: cache.directory, json: location.json)
+        let cache = try location.existingDiskCache()
+        if let cache { ActivityIndicator.run("clearing") { cache.removeAll() } }
+        try location.report(cache)
     }
 }

@@ -13,7 +13,9 @@ struct ConvertCommand: AsyncParsableCommand {
             after decoding (and after --thumbnail) in a fixed order: crop, resize, rotate, flip, \
             round corners, blur, grayscale, tint. The input may be a path or an http, https, file \
             or data URL (loaded through the library's loaders). The output is written \
-            atomically: it appears complete or not at all.
+            atomically: it appears complete or not at all. An output that is a symbolic link \
+            is written through the link. An output that is the input file itself is refused \
+            unless --overwrite is given.
             """)
 
     @Argument(help: ArgumentHelp("The image to read: a path or an http, https, file or data URL.", valueName: "input"))
@@ -45,6 +47,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
 
+    @Flag(help: "Allow the output to be the input file itself (it is then replaced).")
+    var overwrite = false
+
     @OptionGroup(title: "Transforms")
     var transform: TransformOptions
 
@@ -55,24 +60,37 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if !(timeout > 0 && timeout <= 3600) {
-            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
-        }
+        try OptionLimits.checkTimeout(timeout)
         if let format, ImageFormat(name: format) == nil {
             throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif, webp or avif.")
         }
         if outputFormat == nil {
             throw ValidationError("Cannot tell the output format from '\(output)'. Add --format.")
         }
-        if let quality, !(0...100).contains(quality) {
-            throw ValidationError("--quality must be between 0 and 100.")
-        }
-        if let thumbnail, thumbnail <= 0 { throw ValidationError("--thumbnail must be positive.") }
-        if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive.") }
+        try OptionLimits.checkQuality(quality)
+        try OptionLimits.checkPixels(thumbnail, option: "--thumbnail")
+        try OptionLimits.checkPositiveBytes(maxFileSize, option: "--max-file-size")
     }
 
     func run() async throws {
         guard let format = outputFormat else { throw ExitCode.validationFailure }
+        let destination: String
+        do {
+            destination = try OutputPath.followingLinks(output)
+        } catch {
+            Console.error("cannot write \(output): \(error.localizedDescription)")
+            throw ExitCode.failure
+        }
+        let inputPath: String?
+        if let url = InputLoader.url(input) {
+            inputPath = url.isFileURL ? url.path : nil
+        } else {
+            inputPath = input
+        }
+        if let inputPath, !overwrite, OutputPath.isSameFile(inputPath, destination) {
+            Console.error("\(output) is the input file \(input): refusing to replace it (add --overwrite to allow).")
+            throw ExitCode.failure
+        }
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
         if let thumbnail { conversion.decodeOptions.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
@@ -102,7 +120,7 @@ struct ConvertCommand: AsyncParsableCommand {
             }
         }
         do {
-            let result = try conversion.convert(data, to: URL(fileURLWithPath: output))
+            let result = try conversion.convert(data, to: URL(fileURLWithPath: destination))
             let image = result.image
             Console.out(
                 "\(input) → \(output): \(format) \(image.width)x\(image.height), "

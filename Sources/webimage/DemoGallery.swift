@@ -1,6 +1,5 @@
 import Foundation
 import WebImage
-import WebImageTesting
 
 /// What the pipeline demo serves and requests: distinct good images (some of them "popular",
 /// requested ``repeats`` times at once), three broken URLs, and the request list of one pass.
@@ -19,7 +18,7 @@ struct DemoGallery {
         /// What it is, for the report ("404", "HTML body", "truncated PNG").
         var label: String
         /// The scripted response; `nil` for an unrouted path (the server answers 404).
-        var response: HTTPTestServer.Response?
+        var response: DemoServer.Response?
     }
 
     /// How often each popular URL is requested in a pass.
@@ -69,15 +68,15 @@ struct DemoGallery {
             paths += Array(repeating: item.path, count: index < popularCount ? repeats : 1)
         }
         paths += broken.map(\.path)
-        var random = SeededRandom(seed: 0xD3_40)
+        var random = DemoShuffle(seed: 0xD3_40)
         paths.shuffle(using: &random)
         return DemoGallery(source: source, items: items, popularCount: popularCount, broken: broken, requestPaths: paths)
     }
 
     /// Routes every item and broken URL on `server`; the popular items wait for `gate`.
-    func install(on server: HTTPTestServer, popularGate: HTTPTestServer.Gate) {
+    func install(on server: DemoServer, popularGate: DemoServer.Gate) {
         for (index, item) in items.enumerated() {
-            var response = HTTPTestServer.Response.ok(item.data, contentType: item.contentType)
+            var response = DemoServer.Response.ok(item.data, contentType: item.contentType)
             if index < popularCount { response.gate = popularGate }
             server.route(item.path, response)
         }
@@ -244,5 +243,21 @@ struct DemoGallery {
         case .webp: "image/webp"
         default: "application/octet-stream"
         }
+    }
+}
+
+/// The generator that shuffles the demo's request list: SplitMix64 with a fixed seed, so every
+/// run (on every machine) requests in the same order.
+struct DemoShuffle: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

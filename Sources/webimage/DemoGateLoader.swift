@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import WebImage
-import WebImageTesting
 
 /// The demo's loader: forwards every request to the downloader and opens the server's gate for
 /// the popular URLs once each of them has been requested by all its callers. The popular
@@ -9,11 +8,11 @@ import WebImageTesting
 /// (coalescing shown deterministically, not by luck of timing).
 final class DemoGateLoader: ImageLoader {
     private let base: any ImageLoader
-    private let gate: HTTPTestServer.Gate
+    private let gate: DemoServer.Gate
     /// Requests still expected per popular URL; the gate opens when it is empty.
     private let remaining: Mutex<[URL: Int]>
 
-    init(base: any ImageLoader, gate: HTTPTestServer.Gate, expected: [URL: Int]) {
+    init(base: any ImageLoader, gate: DemoServer.Gate, expected: [URL: Int]) {
         self.base = base
         self.gate = gate
         remaining = Mutex(expected.filter { $0.value > 0 })

@@ -48,13 +48,12 @@ struct FetchCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("Give at least one URL.") }
-        if let thumbnail, thumbnail < 1 || thumbnail > 65_535 {
-            throw ValidationError("--thumbnail must be between 1 and 65535.")
-        }
+        try OptionLimits.checkPixels(thumbnail, option: "--thumbnail")
         if format != nil && out == nil { throw ValidationError("--format applies to written files: add --out DIR.") }
     }
 
     func run() async throws {
+        try loading.checkCacheDirectory()
         let outputDirectory = try out.map(Self.prepareDirectory)
         var context = WebImageContext()
         if let thumbnail { context.imageThumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }

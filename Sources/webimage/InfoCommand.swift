@@ -30,9 +30,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one image file or URL.") }
-        if !(timeout > 0 && timeout <= 3600) {
-            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
-        }
+        try OptionLimits.checkTimeout(timeout)
     }
 
     func run() async throws {

@@ -18,12 +18,8 @@ struct LoadingOptions: ParsableArguments {
     var json = false
 
     func validate() throws {
-        if concurrency < 1 || concurrency > 256 {
-            throw ValidationError("--concurrency must be between 1 and 256.")
-        }
-        if !(timeout > 0 && timeout <= 3600) {
-            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
-        }
+        try OptionLimits.checkConcurrency(concurrency)
+        try OptionLimits.checkTimeout(timeout)
     }
 
     /// A pipeline for one run: the cache these options name (``ImageCache/init(directory:configuration:coders:pool:)``

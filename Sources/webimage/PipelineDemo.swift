@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import WebImage
-import WebImageTesting
 
 /// The pipeline demo behind `webimage demo`: serves a ``DemoGallery`` on loopback, runs three
 /// passes over the same request list, writes the contact sheet, and checks every expected
@@ -31,9 +30,9 @@ struct PipelineDemo {
         // A fresh cache each run: pass 1 must download, whatever an earlier run left.
         try? FileManager.default.removeItem(at: cacheDirectory)
 
-        let server = HTTPTestServer()
+        let server = DemoServer()
         try await server.start()
-        let gate = HTTPTestServer.Gate()
+        let gate = DemoServer.Gate()
         gallery.install(on: server, popularGate: gate)
 
         Console.out(Console.styled("webimage demo — the whole pipeline over loopback HTTP, no network", .bold))
@@ -100,7 +99,7 @@ struct PipelineDemo {
     /// Loads every URL at once through `manager` (the downloader bounds the transfers), with
     /// progress on standard error.
     private func pass(
-        _ title: String, _ urls: [URL], manager: ImageManager, context: WebImageContext, server: HTTPTestServer
+        _ title: String, _ urls: [URL], manager: ImageManager, context: WebImageContext, server: DemoServer
     ) async -> Pass {
         Console.note(title)
         let before = server.totalRequestCount
@@ -149,7 +148,7 @@ struct PipelineDemo {
         var launchError: String?
     }
 
-    private func childPass(_ urls: [URL], cacheDirectory: URL, server: HTTPTestServer) async -> ChildPass {
+    private func childPass(_ urls: [URL], cacheDirectory: URL, server: DemoServer) async -> ChildPass {
         let title = "pass 3: a new process — `webimage fetch --cache-dir` on the same cache (disk cache)"
         Console.note(title)
         let arguments = [
@@ -176,7 +175,7 @@ struct PipelineDemo {
     // MARK: - Checks
 
     private func checkFirstPass(
-        _ pass: Pass, gallery: DemoGallery, server: HTTPTestServer, failedURLs: FailedURLList, checks: inout DemoChecks
+        _ pass: Pass, gallery: DemoGallery, server: DemoServer, failedURLs: FailedURLList, checks: inout DemoChecks
     ) {
         let brokenPaths = Set(gallery.broken.map(\.path))
         let good = zip(gallery.requestPaths, pass.results).filter { !brokenPaths.contains($0.0) }
@@ -229,7 +228,7 @@ struct PipelineDemo {
             failure: "listed: \(gallery.broken.filter { failedURLs.contains(server.url($0.path)) }.count) of \(gallery.broken.count)")
     }
 
-    private func checkSecondPass(_ pass: Pass, gallery: DemoGallery, server: HTTPTestServer, checks: inout DemoChecks) {
+    private func checkSecondPass(_ pass: Pass, gallery: DemoGallery, server: DemoServer, checks: inout DemoChecks) {
         let brokenPaths = Set(gallery.broken.map(\.path))
         let entries = Array(zip(gallery.requestPaths, pass.results))
         let good = entries.filter { !brokenPaths.contains($0.0) }
@@ -264,7 +263,7 @@ struct PipelineDemo {
     // MARK: - Contact sheet
 
     private func writeContactSheet(
-        _ pass: Pass, gallery: DemoGallery, server: HTTPTestServer, coders: CodersManager, checks: inout DemoChecks
+        _ pass: Pass, gallery: DemoGallery, server: DemoServer, coders: CodersManager, checks: inout DemoChecks
     ) {
         var firstImage: [String: Image] = [:]
         for (path, result) in zip(gallery.requestPaths, pass.results) {

@@ -21,6 +21,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     @OptionGroup var loading: LoadingOptions
 
     func run() async throws {
+        try loading.checkCacheDirectory()
         let lines = try Self.readLines(from: source)
         let start = ContinuousClock.now
         var valid: [URL] = []

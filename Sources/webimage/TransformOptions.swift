@@ -86,6 +86,8 @@ struct TransformOptions: ParsableArguments {
             guard parts.count == 2, let w = parts[0], let h = parts[1], w > 0, h > 0 else {
                 throw ValidationError("--resize expects WIDTHxHEIGHT with positive numbers, got '\(resize)'")
             }
+            try OptionLimits.checkPixels(w, option: "--resize width")
+            try OptionLimits.checkPixels(h, option: "--resize height")
             list.append(ResizeTransformer(size: PixelSize(width: w, height: h), mode: fit.mode, filter: filter.filter))
         }
         if let rotate {
@@ -96,13 +98,11 @@ struct TransformOptions: ParsableArguments {
             list.append(FlipTransformer(horizontal: flip.contains(.h), vertical: flip.contains(.v)))
         }
         if let roundCorners {
-            guard roundCorners.isFinite, roundCorners >= 0 else {
-                throw ValidationError("--round-corners expects a radius ≥ 0")
-            }
+            try OptionLimits.checkRadius(roundCorners, option: "--round-corners")
             list.append(RoundCornersTransformer(radius: roundCorners))
         }
         if let blur {
-            guard blur.isFinite, blur >= 0 else { throw ValidationError("--blur expects a radius ≥ 0") }
+            try OptionLimits.checkRadius(blur, option: "--blur")
             list.append(BlurTransformer(radius: blur))
         }
         if grayscale {

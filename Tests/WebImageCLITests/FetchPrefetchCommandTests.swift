@@ -226,7 +226,9 @@ struct PrefetchCommandTests {
         defer { try? FileManager.default.removeItem(at: cache) }
         let list = cache.appendingPathComponent("list.txt")
         try Data("not a url\n".utf8).write(to: list)
-        let result = try await CLIRunner.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.path])
+        // The cache in a directory of its own: a directory holding other files (the list) is
+        // not accepted as a cache.
+        let result = try await CLIRunner.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.appendingPathComponent("cache").path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("invalidURL"))
         let summary = try LoadSummaryJSON.parse(result.stdout)

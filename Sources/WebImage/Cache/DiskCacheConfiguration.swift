@@ -90,4 +90,15 @@ public struct DiskCacheStatistics: Sendable, Hashable {
     public var oldest: Date?
     /// The newest entry's date, if any.
     public var newest: Date?
+
+    /// Statistics with these values (``empty`` for a cache without entries).
+    public init(count: Int, bytes: Int, oldest: Date?, newest: Date?) {
+        self.count = count
+        self.bytes = bytes
+        self.oldest = oldest
+        self.newest = newest
+    }
+
+    /// No entries.
+    public static let empty = DiskCacheStatistics(count: 0, bytes: 0, oldest: nil, newest: nil)
 }

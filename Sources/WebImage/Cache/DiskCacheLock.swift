@@ -85,12 +85,14 @@ final class DiskCacheLock {
 }
 
 extension DiskCacheFileSystem {
-    /// Creates `path` and its parents if missing.
+    /// Creates the cache directory `path` and its parents if missing, and its marker
+    /// (``DiskCache/markerFileName``) if missing.
     static func createDirectory(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
             throw WebImageError.cacheIO(reason: "cannot create \(path): \(error)")
         }
+        DiskCacheMarker.ensure(in: path)
     }
 }

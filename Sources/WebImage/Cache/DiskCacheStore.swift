@@ -213,14 +213,18 @@ final class DiskCacheStore: Sendable {
         }
     }
 
-    /// Removes every entry (files of other processes' writes in flight are left alone).
+    /// Removes every entry the index lists (after bringing it up to date with the index file);
+    /// other files in the directory are left alone, and so are files of other processes'
+    /// writes in flight.
     func removeAll() throws {
         try state.withLock { state throws in
-            _ = try state.lock.lock()
+            let previousHolderDied = try state.lock.lock()
             defer { state.lock.unlock() }
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            for name in names where DiskCacheFileName.isEntryName(name) || name.hasPrefix(".meta-") {
-                unlink(path(forName: name))
+            if state.journal.sync(into: &state.index) == .needsRebuild || previousHolderDied {
+                try rebuild(&state)
+            }
+            for name in state.index.entries.keys {
+                removeFiles(name)
             }
             state.index.removeAll()
             try state.journal.rewrite(from: state.index)

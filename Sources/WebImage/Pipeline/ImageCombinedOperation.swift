@@ -9,7 +9,15 @@ import Synchronization
 ///   or silently (a `refreshCached` 304 after the cached image was delivered);
 /// - nothing is delivered after the end;
 /// - cancelling ends the load with `cancelled` unless it already ended, and cancels the cache
-///   query and the loader token.
+///   query and the loader token;
+/// - nothing is delivered after ``cancel()`` returns: no progress and no partial image, not even
+///   one that was already on its way to the callback queue.
+///
+/// How: whether a progress or partial delivery may go out is decided under ``deliveryLock``,
+/// the lock that ending and cancelling take to mark the end, and the delivery checks again,
+/// under the same lock, when it runs on the callback queue. With ``CallbackQueue/current`` the
+/// callback runs inside the lock, so a `cancel()` from another thread waits for a callback that
+/// is already running; the lock is recursive, so a callback may cancel its own load.
 final class ImageCombinedOperation: ImageOperation {
     private struct State {
         var cancelled = false
@@ -19,6 +27,10 @@ final class ImageCombinedOperation: ImageOperation {
     }
 
     private let state = Mutex(State())
+    /// Serialises the decision "is this load still running?" with the start of a progress or
+    /// partial-image callback, and with the end of the load (see the type's notes). Taken
+    /// before `state`, never after it.
+    private let deliveryLock = NSRecursiveLock()
     let url: URL?
     private let queue: CallbackQueue
     private let completion: ImageCompletionHandler
@@ -40,6 +52,7 @@ final class ImageCombinedOperation: ImageOperation {
     var hasEnded: Bool { state.withLock { $0.ended } }
 
     func cancel() {
+        deliveryLock.lock()
         let (tokens, deliver) = state.withLock { state -> ((ImageCacheToken?, (any ImageLoaderToken)?), Bool) in
             guard !state.cancelled else { return ((nil, nil), false) }
             state.cancelled = true
@@ -50,6 +63,7 @@ final class ImageCombinedOperation: ImageOperation {
             state.ended = true
             return (tokens, deliver)
         }
+        deliveryLock.unlock()
         tokens.0?.cancel()
         tokens.1?.cancel()
         if deliver {
@@ -79,17 +93,34 @@ final class ImageCombinedOperation: ImageOperation {
     }
 
     /// Delivers a result without ending the load (a progressive partial image, or the cached
-    /// image of a `refreshCached` load). Ignored after the end.
+    /// image of a `refreshCached` load). Ignored after the end; dropped when the load is
+    /// cancelled before it runs.
     func deliver(_ result: ImageResult) {
-        guard !hasEnded else { return }
         let completion = self.completion
-        queue.execute { completion(.success(result)) }
+        dispatchWhileRunning { completion(.success(result)) }
     }
 
-    /// Forwards download progress. Ignored after the end.
+    /// Forwards download progress. Ignored after the end; dropped when the load is cancelled
+    /// before it runs.
     func progress(_ handler: ImageProgressHandler?, received: Int64, expected: Int64?, url: URL) {
-        guard let handler, !hasEnded else { return }
-        queue.execute { handler(received, expected, url) }
+        guard let handler else { return }
+        dispatchWhileRunning { handler(received, expected, url) }
+    }
+
+    /// Queues `work` unless the load ended; when it runs, runs it unless the load was cancelled
+    /// meanwhile. Both checks hold ``deliveryLock``, so no `work` starts after ``cancel()``
+    /// marked the end. (A normal end does not drop work queued before it: on a serial queue it
+    /// runs before the final result, in order.)
+    private func dispatchWhileRunning(_ work: @escaping @Sendable () -> Void) {
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        guard !hasEnded else { return }
+        queue.execute { [self] in
+            deliveryLock.lock()
+            defer { deliveryLock.unlock() }
+            guard !isCancelled else { return }
+            work()
+        }
     }
 
     /// Ends the load with `result`. Ignored after the end.
@@ -107,7 +138,9 @@ final class ImageCombinedOperation: ImageOperation {
     }
 
     private func claimEnd() -> Bool {
-        state.withLock { state in
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        return state.withLock { state in
             guard !state.ended else { return false }
             state.ended = true
             state.cacheToken = nil

@@ -51,6 +51,9 @@ extension HTTPTestServer {
         /// Wait this long between pieces (to spread a body out; a test that needs the body to
         /// be part-way uses ``bodyPause``).
         public var chunkDelay: Duration = .zero
+        /// Wait for this gate to open after the first piece, before the rest: a client provably
+        /// holds part of the body (for progress and partial images) until the test opens it.
+        public var bodyGate: Gate?
         /// Use chunked transfer encoding instead of `Content-Length`.
         public var chunked = false
         /// Announce this `Content-Length` instead of the body's size. Larger than the body:

@@ -238,6 +238,7 @@ public final class HTTPTestServer: Sendable {
                 }
                 sent += piece.count
                 if index > 0, response.chunkDelay > .zero { try await Task.sleep(for: response.chunkDelay) }
+                if index == 1, let bodyGate = response.bodyGate { try await bodyGate.wait() }
                 if index == pieces.count - 1, !truncated {
                     // Leave the in-flight count before the client can possibly see the last byte.
                     state.withLock { $0.inFlight -= 1 }
