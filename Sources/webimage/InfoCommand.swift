@@ -25,6 +25,9 @@ struct InfoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
+    @OptionGroup(title: "Address policy (URLs)")
+    var addressPolicy: AddressPolicyOptions
+
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")
     var decode = false
 
@@ -33,11 +36,12 @@ struct InfoCommand: AsyncParsableCommand {
         if !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
         }
+        try addressPolicy.validate()
     }
 
     func run() async throws {
         var anyFailed = false
-        let loader = InputLoader(timeout: timeout)
+        let loader = InputLoader(timeout: timeout, addressPolicy: addressPolicy.policy)
         var reports: [ImageReport] = []
         for file in files {
             let report = await inspect(file, loader: loader)

@@ -17,6 +17,9 @@ struct LoadingOptions: ParsableArguments {
     @Flag(help: "End with one JSON object summarising the run instead of a table.")
     var json = false
 
+    @OptionGroup(title: "Address policy")
+    var addressPolicy: AddressPolicyOptions
+
     func validate() throws {
         if concurrency < 1 || concurrency > 256 {
             throw ValidationError("--concurrency must be between 1 and 256.")
@@ -24,6 +27,7 @@ struct LoadingOptions: ParsableArguments {
         if !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
         }
+        try addressPolicy.validate()
     }
 
     /// A pipeline for one run: the cache these options name (``ImageCache/init(directory:configuration:coders:pool:)``
@@ -34,6 +38,7 @@ struct LoadingOptions: ParsableArguments {
         var configuration = ImageDownloaderConfiguration()
         configuration.maxConcurrentDownloads = concurrency
         configuration.downloadTimeout = timeout
+        configuration.addressPolicy = addressPolicy.policy
         let downloader = ImageDownloader(configuration: configuration)
         let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [LocalImageLoader(), downloader]))
         return LoadingPipeline(manager: manager, downloader: downloader)
