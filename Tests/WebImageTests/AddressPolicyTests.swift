@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WebImage
 import WebImageCore
@@ -126,5 +127,30 @@ struct AddressPolicyTests {
         let unsupported = WebImageError.unsupportedURL(scheme: "ftp")
         #expect(unsupported.code == "unsupportedURL")
         #expect(unsupported.description.contains("\"ftp\""))
+    }
+}
+
+@Suite("README: URLs from strangers")
+struct ReadmeAddressPolicyTests {
+    @Test("Given the README's address-policy code, then the downloader refuses loopback and carries the holes and host list")
+    func readmeExample() async throws {
+        var untrusted = ImageDownloaderConfiguration()
+        untrusted.addressPolicy = .publicInternetOnly
+        untrusted.addressPolicy.allowedRanges = [IPAddressRange("10.20.0.0/16")!]
+        untrusted.addressPolicy.allowedHosts = ["images.example.com", "*.cdn.example.net"]
+        let safeDownloader = ImageDownloader(configuration: untrusted)
+
+        let policy = safeDownloader.configuration.addressPolicy
+        #expect(policy.refusalReason(forAddress: "10.20.3.4") == nil)
+        #expect(policy.refusalReason(forAddress: "10.21.0.1") == "private network address")
+        #expect(policy.refusalReason(forHost: "a.cdn.example.net") == nil)
+        // Refused by host name before anything is resolved or connected.
+        let result = await loadFinal(safeDownloader, URL(string: "http://127.0.0.1:9/a.png")!)
+        guard case .failure(.addressRefused(_, _, let reason)) = result else {
+            Issue.record("expected addressRefused, got \(result)")
+            return
+        }
+        #expect(reason == "host not on the allowed-hosts list")
+        try await safeDownloader.shutdown()
     }
 }

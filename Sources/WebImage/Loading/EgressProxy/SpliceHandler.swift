@@ -28,6 +28,9 @@ final class SpliceHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // The partner may have held back a read while this end was not yet in its pipeline
+        // (the upstream connection is set up before the client's end is joined).
+        partner?.partnerBecameWritable()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
