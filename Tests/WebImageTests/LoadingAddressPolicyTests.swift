@@ -133,6 +133,35 @@ struct LoadingAddressPolicyTests {
         }
     }
 
+    @Test("Given an allowed server, then bodies pass the tunnel whole: several MB in parallel, a same-host redirect, and a body ended by the server closing")
+    func tunnelCarriesBodies() async throws {
+        var large = [UInt8](repeating: 0, count: 3 << 20)
+        for index in large.indices { large[index] = UInt8(truncatingIfNeeded: index &* 2_654_435_761 >> 13) }
+        let body = Data(large)
+        try await withServerAndDownloader(configuration: publicOnly(allowing: ["127.0.0.1/32"])) { server, downloader in
+            server.route("/big.bin", .ok(body))
+            server.route("/from", .redirect(to: "/big.bin"))
+            let results = await withTaskGroup(of: Result<ImageLoaderResult, WebImageError>.self) { group in
+                for index in 0..<4 {
+                    group.addTask { await loadFinal(downloader, server.url(index == 0 ? "/from" : "/big.bin?\(index)"), options: [.avoidDecodeImage]) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 4)
+            for result in results {
+                #expect((try? result.get().data) == body, "\(result.code)")
+            }
+        }
+        let raw = RawResponseServer()
+        try await raw.start()
+        defer { Task { await raw.shutdown() } }
+        raw.script("/close.raw", .init(bytes: Array("HTTP/1.0 200 OK\r\n\r\n".utf8) + Array(image), pieceSize: 7))
+        let downloader = ImageDownloader(configuration: publicOnly(allowing: ["127.0.0.1/32"]))
+        let result = await loadFinal(downloader, raw.url("/close.raw"), context: rawContext())
+        #expect((try? result.get().data) == image, "\(result)")
+        try await downloader.shutdown()
+    }
+
     @Test(
         "Given any policy, when a server redirects to a scheme other than http or https, then unsupportedURL names it",
         arguments: ["ftp://127.0.0.1/x.png", "file:///etc/passwd", "gopher://127.0.0.1/1", "javascript:alert(1)"])
