@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Parsing is strict (`inet_pton`): dotted-quad IPv4 only, so shorthands such as `127.1` are not
 /// addresses here. The egress proxy never judges text a resolver might read differently: it
-/// classifies the binary addresses `getaddrinfo` returned.
+/// classifies the addresses `getaddrinfo` returned (as `inet_ntop` writes them).
 enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     case v4(UInt32)
     case v6(high: UInt64, low: UInt64)
@@ -35,21 +35,6 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
         for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
         self = .v6(high: high, low: low)
-    }
-
-    /// The address of a resolved socket address (`nil` for other families).
-    init?(_ address: sockaddr_storage) {
-        var address = address
-        switch Int32(address.ss_family) {
-        case AF_INET:
-            let value = withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in.self) }
-            self = .v4(UInt32(bigEndian: value.sin_addr.s_addr))
-        case AF_INET6:
-            let value = withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in6.self) }
-            self.init(ipv6Bytes: withUnsafeBytes(of: value.sin6_addr) { Array($0) })
-        default:
-            return nil
-        }
     }
 
     var isIPv4: Bool {
