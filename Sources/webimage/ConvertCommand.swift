@@ -44,6 +44,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
+    @OptionGroup(title: "Address policy (URLs)")
+    var addressPolicy: AddressPolicyOptions
+
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
 
@@ -61,6 +64,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func validate() throws {
         try OptionLimits.checkTimeout(timeout)
+        try addressPolicy.validate()
         if let format, ImageFormat(name: format) == nil {
             throw ValidationError("Unknown format '\(format)'. Use jpeg, png, gif, webp or avif.")
         }
@@ -102,7 +106,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
         let data: Data
         if InputLoader.url(input) != nil {
-            let loader = InputLoader(timeout: timeout)
+            let loader = InputLoader(timeout: timeout, addressPolicy: addressPolicy.policy)
             do {
                 data = try await loader.data(for: input)
                 await loader.shutdown()

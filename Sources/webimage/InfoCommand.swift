@@ -25,17 +25,21 @@ struct InfoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
+    @OptionGroup(title: "Address policy (URLs)")
+    var addressPolicy: AddressPolicyOptions
+
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")
     var decode = false
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one image file or URL.") }
         try OptionLimits.checkTimeout(timeout)
+        try addressPolicy.validate()
     }
 
     func run() async throws {
         var anyFailed = false
-        let loader = InputLoader(timeout: timeout)
+        let loader = InputLoader(timeout: timeout, addressPolicy: addressPolicy.policy)
         var reports: [ImageReport] = []
         for file in files {
             let report = await inspect(file, loader: loader)

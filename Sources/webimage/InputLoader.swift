@@ -13,21 +13,29 @@ final class InputLoader: Sendable {
     private let downloader: ImageDownloader
     private let loaders: LoadersManager
 
-    /// - Parameter timeout: seconds a connection may wait for the server (to connect or between bytes).
-    init(timeout: Double = 30) {
+    /// - Parameters:
+    ///   - timeout: seconds a connection may wait for the server (to connect or between bytes).
+    ///   - addressPolicy: the addresses downloads may connect to (`--public-only`).
+    init(timeout: Double = 30, addressPolicy: AddressPolicy = .permissive) {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = timeout
+        configuration.addressPolicy = addressPolicy
         downloader = ImageDownloader(configuration: configuration)
         loaders = LoadersManager(loaders: [LocalImageLoader(), downloader])
     }
 
-    /// The URL `input` names when it is one this tool loads (`nil` for a path).
+    /// The URL `input` names (`nil` for a path): one of ``schemes``, or — when no file has that
+    /// name — any other `scheme:` (`ftp:`, `gopher:`, `foo:bar`), so that the loaders refuse it
+    /// by its scheme (`unsupportedURL`, SPEC R-5) instead of it failing as a missing file.
     static func url(_ input: String) -> URL? {
-        guard let colon = input.firstIndex(of: ":"),
-            schemes.contains(input[..<colon].lowercased()),
-            let url = URL(string: input)
+        guard let colon = input.firstIndex(of: ":") else { return nil }
+        let scheme = input[..<colon]
+        if schemes.contains(scheme.lowercased()) { return URL(string: input) }
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+            !FileManager.default.fileExists(atPath: input)
         else { return nil }
-        return url
+        return URL(string: input)
     }
 
     /// The bytes of `input`: read from the file system for a path, loaded for a URL.

@@ -17,9 +17,13 @@ struct LoadingOptions: ParsableArguments {
     @Flag(help: "End with one JSON object summarising the run instead of a table.")
     var json = false
 
+    @OptionGroup(title: "Address policy")
+    var addressPolicy: AddressPolicyOptions
+
     func validate() throws {
         try OptionLimits.checkConcurrency(concurrency)
         try OptionLimits.checkTimeout(timeout)
+        try addressPolicy.validate()
     }
 
     /// A pipeline for one run: the cache these options name (``ImageCache/init(directory:configuration:coders:pool:)``
@@ -30,6 +34,7 @@ struct LoadingOptions: ParsableArguments {
         var configuration = ImageDownloaderConfiguration()
         configuration.maxConcurrentDownloads = concurrency
         configuration.downloadTimeout = timeout
+        configuration.addressPolicy = addressPolicy.policy
         let downloader = ImageDownloader(configuration: configuration)
         let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [LocalImageLoader(), downloader]))
         return LoadingPipeline(manager: manager, downloader: downloader)
