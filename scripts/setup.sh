@@ -4,10 +4,11 @@
 set -euo pipefail
 
 # Codec libraries (headers + shared objects) the system-library targets link against.
-BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev pkg-config)
+BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev libtiff-dev librsvg2-dev libpoppler-glib-dev pkg-config)
 # What the tests run besides the build: `script` (util-linux, package bsdutils) drives the
-# terminal tests on a pseudo-terminal.
-TEST_PACKAGES=(bsdutils)
+# terminal tests on a pseudo-terminal; `rsvg-convert` (librsvg2-bin) renders the SVG references,
+# `pdftoppm` (poppler-utils) the PDF references.
+TEST_PACKAGES=(bsdutils librsvg2-bin poppler-utils)
 
 missing=()
 for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do
