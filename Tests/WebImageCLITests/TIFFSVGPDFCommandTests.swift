@@ -51,7 +51,7 @@ struct TIFFSVGPDFCommandTests {
         let result = try await CLIRunner.run(["convert", input.path, output.path, "--thumbnail", "400"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let image = try CodersManager.shared.decode(try Data(contentsOf: output), options: .default)
-        #expect(image.pixelSize == PixelSize(width: 400, height: 200))
+        try #require(image.pixelSize == PixelSize(width: 400, height: 200))
         #expect(image.pixels.pixel(x: 50, y: 100) == RGBA(r: 255, g: 0, b: 0))
     }
 }

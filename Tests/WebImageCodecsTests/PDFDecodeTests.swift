@@ -13,13 +13,14 @@ struct PDFDecodeTests {
         let coder = PDFCoder()
         #expect(coder.canDecode(data))
         let full = try coder.decode(data, options: .default)
-        #expect(full.pixelSize == PixelSize(width: 200, height: 100) && full.format == .pdf && full.frames.count == 1)
+        try #require(full.pixelSize == PixelSize(width: 200, height: 100))
+        #expect(full.format == .pdf && full.frames.count == 1)
         #expect(full.pixels.pixel(x: 50, y: 50) == RGBA(r: 255, g: 0, b: 0))
         #expect(full.pixels.pixel(x: 150, y: 50) == RGBA(r: 255, g: 255, b: 255))
         for (box, expected) in [(PixelSize(width: 100, height: 100), PixelSize(width: 100, height: 50)),
                                 (PixelSize(width: 600, height: 600), PixelSize(width: 600, height: 300))] {
             let image = try coder.decode(data, options: DecodeOptions(thumbnailPixelSize: box))
-            #expect(image.pixelSize == expected)
+            try #require(image.pixelSize == expected)
             #expect(image.pixels.pixel(x: expected.width / 4, y: expected.height / 2) == RGBA(r: 255, g: 0, b: 0))
             #expect(image.pixels.pixel(x: expected.width * 3 / 4, y: expected.height / 2) == RGBA(r: 255, g: 255, b: 255))
         }
@@ -33,7 +34,7 @@ struct PDFDecodeTests {
     @Test("Given a chosen page, then that page is drawn; past the last page is badImageData")
     func chosenPage() throws {
         let image = try PDFCoder(pageIndex: 1).decode(TestPDF.twoPages, options: .default)
-        #expect(image.pixelSize == PixelSize(width: 100, height: 300))
+        try #require(image.pixelSize == PixelSize(width: 100, height: 300))
         #expect(image.pixels.pixel(x: 50, y: 150) == RGBA(r: 0, g: 0, b: 255))
         do {
             _ = try PDFCoder(pageIndex: 2).decode(TestPDF.twoPages, options: .default)

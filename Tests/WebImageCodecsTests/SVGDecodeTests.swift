@@ -40,7 +40,8 @@ struct SVGDecodeTests {
         let data = Data(Self.shapes.utf8)
         let image = try SVGCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: box))
         let expectedSize = PixelSize(width: min(box.width, box.height * 2), height: min(box.width, box.height * 2) / 2)
-        #expect(image.pixelSize == expectedSize && image.format == .svg)
+        try #require(image.pixelSize == expectedSize)
+        #expect(image.format == .svg)
         let reference = try Self.reference(Self.shapes, size: expectedSize)
         let difference = try #require(PixelDifference.between(image.pixels, reference))
         #expect(difference.psnr >= 40, "\(difference)")
@@ -57,7 +58,7 @@ struct SVGDecodeTests {
         #expect(image.pixelSize == PixelSize(width: 120, height: 60))
         let viewBoxOnly = Data(##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 30 20"><rect width="30" height="20" fill="#fff"/></svg>"##.utf8)
         let drawn = try CodersManager.shared.decode(viewBoxOnly, options: .default)
-        #expect(drawn.pixelSize == PixelSize(width: 30, height: 20))
+        try #require(drawn.pixelSize == PixelSize(width: 30, height: 20))
         #expect(drawn.pixels.pixel(x: 29, y: 19) == RGBA(r: 255, g: 255, b: 255))
         #expect(try CodersManager.shared.readMetadata(viewBoxOnly).pixelSize == PixelSize(width: 30, height: 20))
         let stretched = try SVGCoder().decode(

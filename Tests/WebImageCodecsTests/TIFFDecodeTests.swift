@@ -218,7 +218,7 @@ struct TIFFDecodeTests {
         let data = try Self.multiPage()
         let coder = TIFFCoder()
         let image = try coder.decode(data, options: .default)
-        #expect(image.frames.count == 3 && image.pixelSize == PixelSize(width: 40, height: 20))
+        try #require(image.frames.count == 3 && image.pixelSize == PixelSize(width: 40, height: 20))
         #expect(image.frames[0].pixels.pixel(x: 20, y: 10) == RGBA(r: 255, g: 0, b: 0))
         // The smaller green page is centred: transparent sides.
         #expect(image.frames[1].pixels.pixel(x: 20, y: 10) == RGBA(r: 0, g: 255, b: 0))
@@ -257,6 +257,24 @@ struct TIFFDecodeTests {
         let data = try TIFFTestWriter.write([Self.rgbPage(compression: COMPRESSION_LZW, tile: 16)])
         let image = try TIFFCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 24, height: 24)))
         #expect(image.pixelSize == PixelSize(width: 24, height: 16))
+    }
+
+    @Test("Given a reduced-resolution copy, then thumbnails it covers are made from it, larger ones from the page")
+    func reducedCopy() throws {
+        func solid(_ c: UInt8, _ w: Int, _ h: Int) -> TIFFTestPage {
+            TIFFTestPage(width: w, height: h, compression: COMPRESSION_LZW, samples: Array(repeating: c, count: w * h * 3))
+        }
+        var reduced = solid(100, 20, 10)
+        reduced.subfileType = UInt32(FILETYPE_REDUCEDIMAGE)
+        let data = try TIFFTestWriter.write([solid(255, 40, 20), reduced])
+        #expect(try TIFFCoder().readMetadata(data).frameCount == 1)
+        let small = try TIFFCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 16, height: 16)))
+        try #require(small.pixelSize == PixelSize(width: 16, height: 8) && small.frames.count == 1)
+        #expect(small.pixels.pixel(x: 8, y: 4) == RGBA(r: 100, g: 100, b: 100))
+        let larger = try TIFFCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 30, height: 30)))
+        try #require(larger.pixelSize == PixelSize(width: 30, height: 15))
+        #expect(larger.pixels.pixel(x: 15, y: 7) == RGBA(r: 255, g: 255, b: 255))
+        #expect(try TIFFCoder().decode(data, options: .default).pixels.pixel(x: 20, y: 10) == RGBA(r: 255, g: 255, b: 255))
     }
 
     @Test("Given the default coders manager, then TIFF is decoded and its metadata read")

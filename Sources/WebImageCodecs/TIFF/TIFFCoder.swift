@@ -17,8 +17,9 @@ import WebImageCore
 /// - Pages are frames: the first page sets the canvas, later pages of another size are fitted
 ///   into it (aspect ratio kept, centred on transparency). `firstFrameOnly` reads only the
 ///   first page; ``TIFFAnimatedImageSource`` decodes pages on request. Reduced-resolution
-///   copies (`SubfileType` 1) are not pages.
-/// - Thumbnails decode the page at full size, then resample.
+///   copies are not pages.
+/// - Thumbnails decode the smallest reduced-resolution copy of the page (`SubfileType` 1
+///   directories after it) that still covers the thumbnail size, else the page; then resample.
 /// - TIFF is not encoded.
 ///
 /// The coder holds no state; every call opens its own libtiff handle over a private copy of
@@ -43,10 +44,10 @@ public struct TIFFCoder: AnimatedImageDecoding {
         let duration = pages.count > 1 ? FrameDelay.replacement : 0
         var frames: [ImageFrame] = []
         frames.reserveCapacity(pages.count)
-        for page in pages {
-            try file.select(page)
-            let pixels = try file.decodeCurrent(size: page.size)
-            frames.append(ImageFrame(pixels: TIFFCoder.frame(pixels, of: page, output: output, options: options), duration: duration))
+        for (index, page) in pages.enumerated() {
+            let pixels = try file.decode(page, for: output.size)
+            let frame = TIFFCoder.frame(pixels, of: page, isFirst: index == 0, output: output, options: options)
+            frames.append(ImageFrame(pixels: frame, duration: duration))
         }
         let fitted = pages.contains { $0.size != first.size && PixelSize(width: $0.size.height, height: $0.size.width) != first.size }
         return Image(
@@ -77,11 +78,13 @@ public struct TIFFCoder: AnimatedImageDecoding {
             loopCount: pages.count > 1 ? 0 : nil, orientation: pages[0].orientation, hasAlpha: pages[0].hasAlpha)
     }
 
-    /// One decoded page as a frame: turned, sized, and fitted into the first page's frame size.
-    static func frame(_ pixels: PixelBuffer, of page: TIFFPage, output: FrameOutput, options: DecodeOptions) -> PixelBuffer {
+    /// One decoded page (or its reduced copy) as a frame: turned and sized; the first page
+    /// fills the frame size, later pages are fitted into it.
+    static func frame(_ pixels: PixelBuffer, of page: TIFFPage, isFirst: Bool, output: FrameOutput, options: DecodeOptions) -> PixelBuffer {
         let turned = pixels.applying(options.applyOrientation ? page.orientation : .up)
         let canvas = output.size
         if turned.width == canvas.width && turned.height == canvas.height { return turned }
+        if isFirst { return turned.thumbnail(to: canvas) }
         let fitted = ThumbnailSizing.fit(PixelSize(width: turned.width, height: turned.height), within: canvas, preserveAspectRatio: true)
         let scaled = fitted.width == turned.width && fitted.height == turned.height ? turned : turned.thumbnail(to: fitted)
         if scaled.width == canvas.width && scaled.height == canvas.height { return scaled }
@@ -140,7 +143,7 @@ public final class TIFFAnimatedImageSource: AnimatedImageSource {
             throw WebImageError.badImageData(reason: "frame \(index) out of range 0..<\(frameCount)")
         }
         let page = pages[index]
-        try file.select(page)
-        return TIFFCoder.frame(try file.decodeCurrent(size: page.size), of: page, output: output, options: options)
+        let pixels = try file.decode(page, for: output.size)
+        return TIFFCoder.frame(pixels, of: page, isFirst: index == 0, output: output, options: options)
     }
 }

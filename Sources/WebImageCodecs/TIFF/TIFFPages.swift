@@ -13,6 +13,22 @@ struct TIFFPage {
     let orientation: ImageOrientation
     /// Whether the page has an extra (alpha) sample.
     let hasAlpha: Bool
+    /// Reduced-resolution copies of the page (`SubfileType` 1 directories that follow it),
+    /// each smaller than the page.
+    var reduced: [(directory: tdir_t, size: PixelSize)] = []
+
+    /// The directory to decode for frames of `target` size (as shown): the smallest reduced
+    /// copy that still covers `target`, else the page itself.
+    func source(for target: PixelSize) -> (directory: tdir_t, size: PixelSize) {
+        var best = (directory: directory, size: size)
+        for copy in reduced {
+            let shown = orientation.swapsDimensions ? PixelSize(width: copy.size.height, height: copy.size.width) : copy.size
+            if shown.width >= target.width, shown.height >= target.height, copy.size.pixelCount < best.size.pixelCount {
+                best = copy
+            }
+        }
+        return best
+    }
 }
 
 extension TIFFMemoryFile {
@@ -29,11 +45,15 @@ extension TIFFMemoryFile {
         }
         repeat {
             let subfileType = uint32(TIFFTAG_SUBFILETYPE) ?? 0
-            if subfileType & UInt32(FILETYPE_REDUCEDIMAGE) == 0 || pages.isEmpty && TIFFCurrentDirectory(handle) == 0 {
+            if subfileType & UInt32(FILETYPE_REDUCEDIMAGE) == 0 || pages.isEmpty {
                 let page = try currentPage()
                 try limits.check(canvas: page.size)
                 pages.append(page)
                 try limits.check(frames: pages.count, of: pages[0].size)
+            } else if let copy = try? currentPage(), copy.size.width > 0, copy.size.height > 0,
+                copy.size.width <= pages[pages.count - 1].size.width, copy.size.height <= pages[pages.count - 1].size.height
+            {
+                pages[pages.count - 1].reduced.append((copy.directory, copy.size))
             }
             directoriesLeft -= 1
         } while pages.count < maxPages && directoriesLeft > 0 && TIFFReadDirectory(handle) == 1
@@ -41,18 +61,26 @@ extension TIFFMemoryFile {
         return pages
     }
 
-    /// Makes `page` the current directory: forward by reading the next directories (one step
+    /// Makes `directory` the current one: forward by reading the next directories (one step
     /// for sequential access), backward by starting from the first.
-    func select(_ page: TIFFPage) throws {
+    func select(_ directory: tdir_t) throws {
         var current = TIFFCurrentDirectory(handle)
-        if current > page.directory {
-            guard TIFFSetDirectory(handle, page.directory) == 1 else { throw failure("directory \(page.directory) is unreadable") }
+        if current > directory {
+            guard TIFFSetDirectory(handle, directory) == 1 else { throw failure("directory \(directory) is unreadable") }
             return
         }
-        while current < page.directory {
-            guard TIFFReadDirectory(handle) == 1 else { throw failure("directory \(page.directory) is unreadable") }
+        while current < directory {
+            guard TIFFReadDirectory(handle) == 1 else { throw failure("directory \(directory) is unreadable") }
             current += 1
         }
+    }
+
+    /// Decodes `page` for frames of `target` size (as shown): from its smallest reduced copy
+    /// that covers `target`, else the page itself.
+    func decode(_ page: TIFFPage, for target: PixelSize) throws -> PixelBuffer {
+        let source = page.source(for: target)
+        try select(source.directory)
+        return try decodeCurrent(size: source.size)
     }
 
     private func currentPage() throws -> TIFFPage {
