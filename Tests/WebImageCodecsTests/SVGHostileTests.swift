@@ -50,6 +50,30 @@ struct SVGHostileTests {
         await server.shutdown()
     }
 
+    @Test("Given data: images written plainly, in feImage, through character references or entities, then none is decoded and the rest is drawn")
+    func dataURLs() throws {
+        let file = try Self.redPNG()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let red = try Data(contentsOf: file)
+        let url = "data:image/png;base64," + red.base64EncodedString()
+        let spelled = "&#100;" + url.dropFirst()
+        let documents = [
+            ("plain", #"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="\#(url)"/></svg>"#),
+            ("upper case, spaces", #"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="  DATA:\#(url.dropFirst(5))"/></svg>"#),
+            ("feImage", #"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><filter id="f"><feImage href="\#(url)"/></filter><rect width="8" height="8" fill="none" filter="url(#f)"/></svg>"#),
+            ("character reference", #"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="\#(spelled)"/></svg>"#),
+            ("entity", #"<!DOCTYPE svg [<!ENTITY u "\#(url)">]><svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="&u;"/></svg>"#),
+            ("split entities", #"<!DOCTYPE svg [<!ENTITY a "da"><!ENTITY b "ta:\#(url.dropFirst(5))">]><svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="&a;&b;"/></svg>"#),
+            ("nested entities", #"<!DOCTYPE svg [<!ENTITY a "d"><!ENTITY b "&a;ata:\#(url.dropFirst(5))">]><svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="&b;"/></svg>"#),
+        ]
+        for (what, svg) in documents { Self.expectNothingDrawn(svg, what) }
+        // The rest of a document with a data: image is still drawn.
+        let mixed = ##"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="4" height="8" fill="#00f"/><image x="4" width="4" height="8" href="\##(url)"/><text>data: 1</text></svg>"##
+        let image = try SVGCoder().decode(Data(mixed.utf8), options: .default)
+        #expect(image.pixels.pixel(x: 1, y: 4) == RGBA(r: 0, g: 0, b: 255))
+        #expect(image.pixels.pixel(x: 6, y: 4).a == 0)
+    }
+
     @Test("Given a billion-laughs entity bomb, then the decode ends with a typed error or a small image")
     func entityBomb() throws {
         var entities = #"<!ENTITY lol "lollollollollollollollollollol">"#

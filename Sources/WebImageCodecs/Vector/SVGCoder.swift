@@ -12,8 +12,9 @@ import WebImageCore
 ///   ``/WebImageCore/DecodeOptions/preserveAspectRatio`` is off (then the drawing is stretched).
 /// - Safety: the document is parsed from memory with no base URL, so librsvg refuses every
 ///   reference that needs one — `file:` and `http(s):` images, `xi:include`, external CSS and
-///   fonts: nothing is read from disk or the network. Images embedded as `data:` URLs are
-///   drawn (they need no I/O). librsvg's own limits stay on (no `RSVG_HANDLE_FLAG_UNLIMITED`:
+///   fonts: nothing is read from disk or the network. `data:` URLs are not decoded either
+///   (`SVGDataURLFilter`: they would reach gdk-pixbuf's image loaders); the rest of the
+///   document is drawn without them. librsvg's own limits stay on (no `RSVG_HANDLE_FLAG_UNLIMITED`:
 ///   element counts, XML nesting and entity expansion are bounded), the document is at most
 ///   ``maxDocumentBytes``, and the drawing size is checked against the decode limits before
 ///   pixel memory is allocated (SPEC C-6).
@@ -64,10 +65,11 @@ final class SVGDocument {
         guard data.count <= SVGCoder.maxDocumentBytes else {
             throw WebImageError.imageTooLarge(reason: "SVG document of \(data.count) bytes; the limit is \(SVGCoder.maxDocumentBytes)")
         }
+        let document = try SVGDataURLFilter.filter([UInt8](data))
         var error: UnsafeMutablePointer<GError>?
         // From memory, no base file, default flags: external references are refused.
-        let created = data.withUnsafeBytes { raw in
-            rsvg_handle_new_from_data(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), gsize(raw.count), &error)
+        let created = document.withUnsafeBufferPointer { raw in
+            rsvg_handle_new_from_data(raw.baseAddress, gsize(raw.count), &error)
         }
         guard let created else {
             throw WebImageError.badImageData(reason: "SVG: \(GLibError.take(error) ?? "unreadable document")")
