@@ -152,19 +152,16 @@ func generatedInputs() -> [(name: String, data: Data)] {
     return inputs
 }
 
-var inputs: [(name: String, data: Data)] = files.compactMap { file in
-    guard let data = try? Data(contentsOf: file), data.count <= 32 * 1024 * 1024 else { return nil }
-    return (file.path, data)
-}
-inputs += generatedInputs()
-
 let coders = CodersManager.shared
 var rng = SeededRandom(seed: seed)
 var runs = 0
 var failures = 0
 var slowest = (0.0, "")
 let started = Date()
-for (name, original) in inputs {
+
+/// Runs one input and its mutations.
+@MainActor
+func fuzz(_ name: String, _ original: Data) {
     var allowedMs = limitMs
     for round in 0...mutations {
         let input = round == 0 ? original : mutate(original, &rng)
@@ -185,6 +182,18 @@ for (name, original) in inputs {
         }
     }
 }
+
+// Files are read one at a time (and released), the generated inputs afterwards.
+for file in files {
+    guard let data = try? Data(contentsOf: file), data.count <= 32 * 1024 * 1024 else { continue }
+    fuzz(file.path, data)
+}
+var generatedCount = 0
+do {
+    let generated = generatedInputs()
+    generatedCount = generated.count
+    for (name, data) in generated { fuzz(name, data) }
+}
 print(String(format: "webimage-fuzz: %d files, %d inputs, %d failures, slowest %.1f ms (%@), %.0f s",
-    inputs.count, runs, failures, slowest.0, slowest.1, Date().timeIntervalSince(started)))
+    files.count + generatedCount, runs, failures, slowest.0, slowest.1, Date().timeIntervalSince(started)))
 exit(failures == 0 ? 0 : 1)
