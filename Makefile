@@ -53,11 +53,13 @@ bench-setup: setup
 	@EXTRA_PACKAGES="libvips-tools gcc" bash scripts/setup.sh
 	@python3 -c "import PIL, pyvips" 2>/dev/null || python3 -m pip install -q pillow pyvips
 
-## bench: decode benchmarks against the C libraries, Pillow and libvips, AVIF/HEIF included
+## bench: decode benchmarks against the C libraries, Pillow and libvips, AVIF/HEIF/JPEG XL and
+## TIFF/SVG/PDF included
 ## (docs/PERFORMANCE.md)
 bench: bench-setup
 	bash Benchmarks/run-decode.sh
 	bash Benchmarks/run-decode-newer-formats.sh
+	bash Benchmarks/run-decode-tiff-svg-pdf.sh
 
 ## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
 ## every decoder entry point, under AddressSanitizer (own build folder .build-asan)

@@ -53,6 +53,10 @@ let package = Package(
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // librsvg and poppler-glib sit on GLib and cairo: pkg-config gives their include paths.
+        .systemLibrary(name: "CRSVG", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
 
         // The image model, format sniffing, coder protocols and registry: pure Swift, no C.
         .target(name: "WebImageCore", swiftSettings: swiftSettings),
@@ -60,7 +64,9 @@ let package = Package(
         // Decoders and encoders over the C libraries.
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL"],
+            dependencies: [
+                "WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CTIFF", "CRSVG", "CPoppler",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -99,6 +105,8 @@ let package = Package(
             dependencies: [
                 "WebImageCore",
                 "CSPNG",
+                // The TIFF test files are written with libtiff itself.
+                "CTIFF",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -162,8 +170,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageCodecsTests",
-            // CAVIF, CJXL: the AVIF and JPEG XL tests encode their own files with libavif / libjxl.
-            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL"],
+            // CAVIF, CJXL, CTIFF: the AVIF, JPEG XL and TIFF tests write their own files with
+            // libavif / libjxl / libtiff.
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL", "CTIFF"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

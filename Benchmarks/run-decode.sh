@@ -17,7 +17,8 @@ export VIPS_CONCURRENCY=1
 
 python3 Benchmarks/python/make_inputs.py "$CORPUS" "$DATA" >/dev/null
 mkdir -p "$DATA/bin"
-gcc -O2 -o "$DATA/bin/decode_bench" Benchmarks/c/decode_bench.c -lturbojpeg -lspng -lwebp -lavif -lheif -ljxl
+gcc -O2 -o "$DATA/bin/decode_bench" Benchmarks/c/decode_bench.c -lturbojpeg -lspng -lwebp -lavif -lheif -ljxl \
+    $(pkg-config --cflags --libs libtiff-4 librsvg-2.0 poppler-glib) -lm
 swift build -c release --product webimage-bench >"$DATA/build.log" 2>&1 || { cat "$DATA/build.log"; exit 1; }
 BENCH=$(swift build -c release --show-bin-path)/webimage-bench
 python3 Benchmarks/python/run_decode.py "$BENCH" "$DATA/bin/decode_bench" "$DATA" "$ITER" "$ROUNDS"

@@ -12,9 +12,15 @@
  *         a fresh buffer, alpha set to 255 when the image has none (full decode only)
  *   JXL   libjxl: no parallel runner, keep orientation, unpremultiplied alpha, RGBA8 into a
  *         fresh buffer (full decode only)
+ *   TIFF  libtiff: TIFFClientOpen over the bytes in memory (no mapping), TIFFRGBAImageBegin/Get
+ *         with the stored orientation into a fresh buffer (full decode only; opaque inputs)
+ *   SVG   librsvg: rsvg_handle_new_from_data, render_document with cairo into a fresh ARGB32
+ *         buffer at the intrinsic size, then to straight RGBA (full decode only)
+ *   PDF   poppler-glib: first page on white at its size in points, then to RGBA (full only)
  * The inputs carry no EXIF orientation that either side applies, so no rotation is timed.
  *
- * usage: decode_bench jpeg|png|webp|avif|heif|jxl FILE ITERATIONS DENOM
+ * usage: decode_bench jpeg|png|webp|avif|heif|jxl|tiff|svg|pdf FILE ITERATIONS DENOM
+ *        decode_bench make-tiff IN.jpg OUT.tif none|lzw|jpeg   (writes a benchmark input)
  *   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
  * prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source> size=<WxH out> fnv=<hash of the last
  *   output's pixels> (the Swift harness prints the same hash: equal hashes = same output)
@@ -22,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 #include <turbojpeg.h>
 #include <spng.h>
@@ -29,6 +36,10 @@
 #include <avif/avif.h>
 #include <libheif/heif.h>
 #include <jxl/decode.h>
+#include <tiffio.h>
+#include <librsvg/rsvg.h>
+#include <poppler.h>
+#include <cairo.h>
 
 static double clock_ms(clockid_t clock) {
     struct timespec ts;
@@ -265,8 +276,170 @@ static int run_jxl(const unsigned char *data, size_t size, int denom, int *w, in
     return rc;
 }
 
+struct memory_file { const unsigned char *data; size_t size, pos; };
+
+static tmsize_t mem_read(thandle_t h, void *buf, tmsize_t n) {
+    struct memory_file *m = h;
+    if (m->pos >= m->size) return 0;
+    size_t count = (size_t)n < m->size - m->pos ? (size_t)n : m->size - m->pos;
+    memcpy(buf, m->data + m->pos, count);
+    m->pos += count;
+    return (tmsize_t)count;
+}
+static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t n) { (void)h; (void)buf; (void)n; return -1; }
+static toff_t mem_seek(thandle_t h, toff_t off, int whence) {
+    struct memory_file *m = h;
+    size_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? m->pos : m->size;
+    if (base + off > m->size) return (toff_t)-1;
+    m->pos = base + off;
+    return m->pos;
+}
+static int mem_close(thandle_t h) { (void)h; return 0; }
+static toff_t mem_size(thandle_t h) { return ((struct memory_file *)h)->size; }
+static int mem_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
+static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+
+static int run_tiff(const unsigned char *data, size_t size, int denom, int *w, int *h) {
+    if (denom != 1) return -1;
+    struct memory_file m = {data, size, 0};
+    TIFF *tif = TIFFClientOpen("memory", "rm", &m, mem_read, mem_write, mem_seek, mem_close, mem_size, mem_map, mem_unmap);
+    if (!tif) return -1;
+    char emsg[1024];
+    TIFFRGBAImage img;
+    int rc = -1;
+    if (TIFFRGBAImageOK(tif, emsg) && TIFFRGBAImageBegin(&img, tif, 1, emsg)) {
+        img.req_orientation = img.orientation;
+        *w = (int)img.width; *h = (int)img.height;
+        uint32_t *out = malloc((size_t)img.width * img.height * 4);
+        if (TIFFRGBAImageGet(&img, out, img.width, img.height)) {
+            rc = 0;
+            if (keeping) keep((unsigned char *)out, *w, *h);
+        }
+        free(out);
+        TIFFRGBAImageEnd(&img);
+    }
+    TIFFClose(tif);
+    return rc;
+}
+
+/* cairo's premultiplied native-endian ARGB32 to straight RGBA8, in place (little-endian). */
+static void cairo_to_rgba(unsigned char *p, size_t count) {
+    for (size_t i = 0; i < count; i += 4) {
+        unsigned char b = p[i], g = p[i + 1], r = p[i + 2], a = p[i + 3];
+        if (a == 0) { p[i] = p[i + 1] = p[i + 2] = 0; continue; }
+        if (a < 255) {
+            r = (unsigned char)((r * 255 + a / 2) / a); g = (unsigned char)((g * 255 + a / 2) / a); b = (unsigned char)((b * 255 + a / 2) / a);
+        }
+        p[i] = r; p[i + 1] = g; p[i + 2] = b;
+    }
+}
+
+static int run_svg(const unsigned char *data, size_t size, int denom, int *w, int *h) {
+    if (denom != 1) return -1;
+    RsvgHandle *handle = rsvg_handle_new_from_data(data, size, NULL);
+    if (!handle) return -1;
+    rsvg_handle_set_dpi(handle, 96);
+    double dw = 0, dh = 0;
+    int rc = -1;
+    if (!rsvg_handle_get_intrinsic_size_in_pixels(handle, &dw, &dh)) {
+        gboolean has_w, has_h, has_vb;
+        RsvgLength lw, lh;
+        RsvgRectangle vb;
+        rsvg_handle_get_intrinsic_dimensions(handle, &has_w, &lw, &has_h, &lh, &has_vb, &vb);
+        if (has_vb) { dw = vb.width; dh = vb.height; }
+    }
+    if (dw > 0 && dh > 0) {
+        *w = (int)ceil(dw); *h = (int)ceil(dh);
+        unsigned char *out = calloc((size_t)*w * *h, 4);
+        cairo_surface_t *surface = cairo_image_surface_create_for_data(out, CAIRO_FORMAT_ARGB32, *w, *h, *w * 4);
+        cairo_t *cr = cairo_create(surface);
+        cairo_scale(cr, *w / dw, *h / dh);
+        RsvgRectangle viewport = {0, 0, dw, dh};
+        if (rsvg_handle_render_document(handle, cr, &viewport, NULL)) {
+            cairo_surface_flush(surface);
+            cairo_to_rgba(out, (size_t)*w * *h * 4);
+            rc = 0;
+            if (keeping) keep(out, *w, *h);
+        }
+        cairo_destroy(cr);
+        cairo_surface_destroy(surface);
+        free(out);
+    }
+    g_object_unref(handle);
+    return rc;
+}
+
+static int run_pdf(const unsigned char *data, size_t size, int denom, int *w, int *h) {
+    if (denom != 1) return -1;
+    GBytes *bytes = g_bytes_new(data, size);
+    PopplerDocument *doc = poppler_document_new_from_bytes(bytes, NULL, NULL);
+    g_bytes_unref(bytes);
+    if (!doc) return -1;
+    int rc = -1;
+    PopplerPage *page = poppler_document_get_page(doc, 0);
+    if (page) {
+        double pw, ph;
+        poppler_page_get_size(page, &pw, &ph);
+        *w = (int)ceil(pw); *h = (int)ceil(ph);
+        unsigned char *out = malloc((size_t)*w * *h * 4);
+        memset(out, 255, (size_t)*w * *h * 4);
+        cairo_surface_t *surface = cairo_image_surface_create_for_data(out, CAIRO_FORMAT_ARGB32, *w, *h, *w * 4);
+        cairo_t *cr = cairo_create(surface);
+        cairo_scale(cr, *w / pw, *h / ph);
+        poppler_page_render(page, cr);
+        cairo_surface_flush(surface);
+        cairo_to_rgba(out, (size_t)*w * *h * 4);
+        rc = 0;
+        if (keeping) keep(out, *w, *h);
+        cairo_destroy(cr);
+        cairo_surface_destroy(surface);
+        free(out);
+        g_object_unref(page);
+    }
+    g_object_unref(doc);
+    return rc;
+}
+
+/* Writes IN.jpg as a TIFF (RGB, 8-bit, 16-row strips) for the benchmark. */
+static int make_tiff(const char *in, const char *out, const char *compression) {
+    size_t size;
+    unsigned char *jpeg = read_file(in, &size);
+    if (!jpeg) { perror(in); return 1; }
+    tjhandle tj = tjInitDecompress();
+    int w, h, sub, cs;
+    if (tjDecompressHeader3(tj, jpeg, (unsigned long)size, &w, &h, &sub, &cs) != 0) return 1;
+    unsigned char *rgb = malloc((size_t)w * h * 3);
+    if (tjDecompress2(tj, jpeg, (unsigned long)size, rgb, w, 0, h, TJPF_RGB, 0) != 0) return 1;
+    TIFF *tif = TIFFOpen(out, "w");
+    if (!tif) return 1;
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)h);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 16);
+    if (strcmp(compression, "jpeg") == 0) {
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_YCBCR);
+        TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_JPEG);
+        TIFFSetField(tif, TIFFTAG_JPEGQUALITY, 90);
+        TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    } else {
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+        TIFFSetField(tif, TIFFTAG_COMPRESSION, strcmp(compression, "lzw") == 0 ? COMPRESSION_LZW : COMPRESSION_NONE);
+    }
+    for (int y = 0; y < h; y++) {
+        if (TIFFWriteScanline(tif, rgb + (size_t)y * w * 3, (uint32_t)y, 0) < 0) return 1;
+    }
+    TIFFClose(tif);
+    free(rgb);
+    free(jpeg);
+    tjDestroy(tj);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 5) { fprintf(stderr, "usage: %s jpeg|png|webp|avif|heif|jxl FILE ITERATIONS DENOM\n", argv[0]); return 2; }
+    if (argc == 5 && strcmp(argv[1], "make-tiff") == 0) return make_tiff(argv[2], argv[3], argv[4]);
+    if (argc < 5) { fprintf(stderr, "usage: %s jpeg|png|webp|avif|heif|jxl|tiff|svg|pdf FILE ITERATIONS DENOM\n", argv[0]); return 2; }
     size_t size;
     unsigned char *data = read_file(argv[2], &size);
     if (!data) { perror(argv[2]); return 1; }
@@ -274,7 +447,8 @@ int main(int argc, char **argv) {
     int (*run)(const unsigned char *, size_t, int, int *, int *) =
         strcmp(argv[1], "jpeg") == 0 ? run_jpeg : strcmp(argv[1], "png") == 0 ? run_png :
         strcmp(argv[1], "avif") == 0 ? run_avif : strcmp(argv[1], "heif") == 0 ? run_heif :
-        strcmp(argv[1], "jxl") == 0 ? run_jxl : run_webp;
+        strcmp(argv[1], "jxl") == 0 ? run_jxl : strcmp(argv[1], "tiff") == 0 ? run_tiff :
+        strcmp(argv[1], "svg") == 0 ? run_svg : strcmp(argv[1], "pdf") == 0 ? run_pdf : run_webp;
     int w = 0, h = 0;
     if (run(data, size, denom, &w, &h) != 0) { fprintf(stderr, "decode failed\n"); return 1; }  /* warm-up */
     double *times = malloc(sizeof(double) * (size_t)iterations);

@@ -6,6 +6,9 @@ public enum BuiltInCoders {
     public static var all: [any ImageCoder] {
         [
             // Each codec adds its coder here.
+            PDFCoder(),
+            SVGCoder(),
+            TIFFCoder(),
             BMPCoder(),
             ICOCoder(),
             JXLCoder(),

@@ -5,7 +5,8 @@
 // WebImageError within the time limit. A crash ends the process (and fails the run).
 //
 // usage: webimage-fuzz [--mutations N] [--seed S] [--limit-ms MS] [PATH...]
-//   PATHs default to the whole corpus (../shared/corpus or $WEBIMAGE_CORPUS).
+//   PATHs default to the whole corpus (../shared/corpus or $WEBIMAGE_CORPUS). Generated TIFF,
+//   SVG and PDF inputs (the corpus has few or none) are always added.
 //   A mutated input is "slow" when it takes longer than the larger of --limit-ms and four
 //   times its unmutated original: a big image is allowed its own decode time, a mutation that
 //   makes a decoder spin is not.
@@ -120,14 +121,47 @@ for path in paths {
 }
 files.sort { $0.path < $1.path }
 
+/// Inputs the corpus has none of, made here: TIFF variants written by libtiff, an SVG document
+/// and a two-page PDF.
+func generatedInputs() -> [(name: String, data: Data)] {
+    let w = 24
+    let h = 16
+    var rgb: [UInt8] = []
+    var rgba: [UInt8] = []
+    for i in 0..<w * h {
+        let pixel: [UInt8] = [UInt8(i % 256), UInt8(i * 3 % 256), UInt8(i * 7 % 256)]
+        rgb += pixel
+        rgba += pixel + [UInt8(100 + i % 100)]
+    }
+    var jpeg = TIFFTestPage(width: w, height: h, photometric: 6, compression: 7, rowsPerStrip: 16, samples: rgb)  // YCbCr, JPEG
+    jpeg.jpegYCbCrFromRGB = true
+    let tiffs: [(String, [TIFFTestPage])] = [
+        ("lzw-strips", [TIFFTestPage(width: w, height: h, compression: 5, samples: rgb)]),
+        ("deflate-tiles", [TIFFTestPage(width: w, height: h, compression: 8, tileSize: 16, samples: rgb)]),
+        ("rgba-unassociated", [TIFFTestPage(width: w, height: h, samplesPerPixel: 4, compression: 5, extraSample: 2, samples: rgba)]),
+        ("jpeg-ycbcr", [jpeg]),
+        ("two-pages", [TIFFTestPage(width: w, height: h, compression: 32773, samples: rgb), TIFFTestPage(width: 8, height: 8, orientation: 6, samples: Array(rgb.prefix(192)))]),
+    ]
+    var inputs: [(name: String, data: Data)] = []
+    for (name, pages) in tiffs {
+        if let data = try? TIFFTestWriter.write(pages) { inputs.append(("generated/\(name).tif", data)) }
+    }
+    let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60" viewBox="0 0 120 60"><rect x="10" y="10" width="40" height="40" fill="#e02020"/><circle cx="85" cy="30" r="20" fill="#2040e0" stroke="#000"/><text x="5" y="55">SVG</text></svg>"##
+    inputs.append(("generated/shapes.svg", Data(svg.utf8)))
+    inputs.append(("generated/two-pages.pdf", TestPDF.twoPages))
+    return inputs
+}
+
 let coders = CodersManager.shared
 var rng = SeededRandom(seed: seed)
 var runs = 0
 var failures = 0
 var slowest = (0.0, "")
 let started = Date()
-for file in files {
-    guard let original = try? Data(contentsOf: file), original.count <= 32 * 1024 * 1024 else { continue }
+
+/// Runs one input and its mutations.
+@MainActor
+func fuzz(_ name: String, _ original: Data) {
     var allowedMs = limitMs
     for round in 0...mutations {
         let input = round == 0 ? original : mutate(original, &rng)
@@ -135,19 +169,31 @@ for file in files {
         let failure = exercise(input, coders: coders)
         let ms = Date().timeIntervalSince(t0) * 1000
         runs += 1
-        if ms > slowest.0 { slowest = (ms, "\(file.path) #\(round)") }
+        if ms > slowest.0 { slowest = (ms, "\(name) #\(round)") }
         if let failure {
             failures += 1
-            print("FAIL \(file.path) mutation #\(round): \(failure)")
+            print("FAIL \(name) mutation #\(round): \(failure)")
         }
         if round == 0 {
             allowedMs = max(limitMs, 4 * ms)
         } else if ms > allowedMs {
             failures += 1
-            print(String(format: "SLOW %@ mutation #%d: %.0f ms", file.path, round, ms))
+            print(String(format: "SLOW %@ mutation #%d: %.0f ms", name, round, ms))
         }
     }
 }
+
+// Files are read one at a time (and released), the generated inputs afterwards.
+for file in files {
+    guard let data = try? Data(contentsOf: file), data.count <= 32 * 1024 * 1024 else { continue }
+    fuzz(file.path, data)
+}
+var generatedCount = 0
+do {
+    let generated = generatedInputs()
+    generatedCount = generated.count
+    for (name, data) in generated { fuzz(name, data) }
+}
 print(String(format: "webimage-fuzz: %d files, %d inputs, %d failures, slowest %.1f ms (%@), %.0f s",
-    files.count, runs, failures, slowest.0, slowest.1, Date().timeIntervalSince(started)))
+    files.count + generatedCount, runs, failures, slowest.0, slowest.1, Date().timeIntervalSince(started)))
 exit(failures == 0 ? 0 : 1)

@@ -1,0 +1,3 @@
+#pragma once
+#include <librsvg/rsvg.h>
+#include <cairo.h>
