@@ -181,7 +181,7 @@ extension ImageManager {
         // image is not the original, so it must not be kept in memory under the original key.
         var context = request.context
         if request.context.imageThumbnailPixelSize != nil { context.storeCacheType = .disk }
-        let token = request.cache.queryImage(
+        let token = request.originalCache.queryImage(
             forKey: key, options: request.options, context: context, cacheType: cacheType
         ) { [self] result in
             guard !result.isCancelled, !operation.isCancelled else { return }
@@ -268,7 +268,7 @@ extension ImageManager {
     private func download(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation, hasCachedImage: Bool) {
         var context = request.context
         if request.options.contains(.refreshCached), let key = request.originalKey,
-            let extended = request.cache.diskCache.extendedData(for: key)
+            let extended = request.originalCache.diskCache.extendedData(for: key)
         {
             let validators = HTTPCacheValidators(entityTag: extended.eTag, lastModified: extended.lastModified)
             if !validators.isEmpty { context.cachedResponseValidators = validators }
@@ -325,17 +325,22 @@ extension ImageManager {
     /// runs: the same keys and cache types, done synchronously.
     private func storeInMemoryUntransformed(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
         let cache = request.cache
-        guard !operation.isCancelled, cache.configuration.shouldCacheImagesInMemory else { return }
+        guard !operation.isCancelled else { return }
         let storeType = request.context.storeCacheType ?? .all
         if request.hasDerivedKey {
             let originalType = request.context.originalStoreCacheType ?? .disk
-            if originalType.includesMemory, request.context.imageThumbnailPixelSize == nil, let key = request.originalKey {
+            let originalCache = request.originalCache
+            if originalType.includesMemory, request.context.imageThumbnailPixelSize == nil, let key = request.originalKey,
+                originalCache.configuration.shouldCacheImagesInMemory
+            {
+                originalCache.memoryCache.setImage(image, forKey: key)
+            }
+            if request.transformer == nil, storeType.includesMemory, let key = request.finalKey,
+                cache.configuration.shouldCacheImagesInMemory
+            {
                 cache.memoryCache.setImage(image, forKey: key)
             }
-            if request.transformer == nil, storeType.includesMemory, let key = request.finalKey {
-                cache.memoryCache.setImage(image, forKey: key)
-            }
-        } else if storeType.includesMemory, let key = request.finalKey {
+        } else if storeType.includesMemory, let key = request.finalKey, cache.configuration.shouldCacheImagesInMemory {
             cache.memoryCache.setImage(image, forKey: key)
         }
     }
@@ -367,7 +372,7 @@ extension ImageManager {
             let fullSize = request.context.imageThumbnailPixelSize == nil ? original : nil
             await store(
                 fullSize, data: value.data, key: request.originalKey, cacheType: originalType, request: request,
-                operation: operation, extendedData: extended, includeMemory: !memoryStored)
+                operation: operation, extendedData: extended, includeMemory: !memoryStored, in: request.originalCache)
             // The derived image, only when it really is derived (a failed transform stores nothing).
             let derivedIsReady = transformed || (request.transformer == nil && final != nil)
             if derivedIsReady, let final {
@@ -404,14 +409,15 @@ extension ImageManager {
         return result ?? nil
     }
 
-    /// Stores into the layers of `cacheType`: memory at once (unless the load was cancelled,
+    /// Stores into the layers of `cacheType` of `target` (default: the load's cache): memory at once (unless the load was cancelled,
     /// SPEC M-10), disk in the background or, with `waitStoreCache`, before returning.
     private func store(
         _ image: Image?, data: Data?, key: String?, cacheType: ImageCacheType, request: ImageLoadRequest,
-        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?, includeMemory: Bool = true
+        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?, includeMemory: Bool = true,
+        in target: ImageCache? = nil
     ) async {
         guard let key, cacheType != .none, !operation.isCancelled else { return }
-        let cache = request.cache
+        let cache = target ?? request.cache
         if includeMemory, cacheType.includesMemory, let image, cache.configuration.shouldCacheImagesInMemory {
             cache.memoryCache.setImage(image, forKey: key)
         }
@@ -435,7 +441,7 @@ extension ImageManager {
     /// from the last validation).
     private func refreshDates(_ request: ImageLoadRequest) {
         guard let key = request.originalKey else { return }
-        let disk = request.cache.diskCache
+        let disk = request.originalCache.diskCache
         Task {
             guard let data = disk.data(for: key) else { return }
             try? await disk.storeAndWait(data, forKey: key, extendedData: disk.extendedData(for: key))
