@@ -48,8 +48,25 @@ struct DownloaderStateMachine<Caller> {
     private struct Download {
         let key: DownloadKey
         var callers: [(id: DownloadCallerID, caller: Caller)]
-        var priority: DownloadPriority
+        /// Each caller's own priority and the sequence number of the update that set it.
+        var callerPriorities: [DownloadCallerID: (priority: DownloadPriority, sequence: UInt64)]
         var phase: Phase
+
+        /// The download's priority: the highest of its callers' (SPEC D-4).
+        var priority: DownloadPriority {
+            callerPriorities.values.map(\.priority).max() ?? .low
+        }
+    }
+
+    /// The result of ``setPriority(_:to:sequence:)``.
+    enum PriorityAction: Equatable {
+        /// The caller is unknown or already completed.
+        case unknownCaller
+        /// An update with this sequence number or a later one was applied already: ignored.
+        case stale
+        /// The caller's priority was set; `download` is the download's priority now and
+        /// `requeued` whether it was queued (so the new priority changes its start order).
+        case applied(download: DownloadPriority, requeued: Bool)
     }
 
     /// A download the owner must start now.
@@ -120,17 +137,16 @@ struct DownloaderStateMachine<Caller> {
         nextCaller &+= 1
         if let existing = joinable[key], var download = downloads[existing] {
             download.callers.append((callerID, caller))
-            if priority > download.priority {
-                download.priority = priority
-                if download.phase == .queued { queue.raise(existing, to: priority) }
-            }
+            download.callerPriorities[callerID] = (priority, 0)
+            if download.phase == .queued { queue.setPriority(existing, to: download.priority) }
             downloads[existing] = download
             ownerOfCaller[callerID] = existing
             return RequestAction(callerID: callerID, downloadID: existing, coalesced: true, start: [])
         }
         let id = DownloadID(rawValue: nextDownload)
         nextDownload &+= 1
-        downloads[id] = Download(key: key, callers: [(callerID, caller)], priority: priority, phase: .queued)
+        downloads[id] = Download(
+            key: key, callers: [(callerID, caller)], callerPriorities: [callerID: (priority, 0)], phase: .queued)
         if coalesces { joinable[key] = id }
         ownerOfCaller[callerID] = id
         let started = queue.enqueue(id, priority: priority)
@@ -145,7 +161,10 @@ struct DownloaderStateMachine<Caller> {
             let index = download.callers.firstIndex(where: { $0.id == callerID })
         else { return .none }
         let caller = download.callers.remove(at: index).caller
+        download.callerPriorities[callerID] = nil
         guard download.callers.isEmpty else {
+            // The one who kept the download high may have left: its priority follows the rest.
+            if download.phase == .queued { queue.setPriority(downloadID, to: download.priority) }
             downloads[downloadID] = download
             return .removed(caller)
         }
@@ -163,6 +182,31 @@ struct DownloaderStateMachine<Caller> {
             downloads[downloadID] = download
             return .removed(caller)
         }
+    }
+
+    /// A caller changes its priority, up or down (live priority). The download's priority is
+    /// the highest of its callers', so lowering one caller lowers a queued download only when
+    /// no other caller keeps it high; a running download keeps running.
+    ///
+    /// `sequence` orders the updates of one caller (its handle numbers them from 1 upwards): an
+    /// update that arrives after a later one was applied is stale and changes nothing, so two
+    /// threads racing to set a priority cannot leave the older value in place.
+    mutating func setPriority(
+        _ callerID: DownloadCallerID, to priority: DownloadPriority, sequence: UInt64
+    ) -> PriorityAction {
+        guard let downloadID = ownerOfCaller[callerID], var download = downloads[downloadID],
+            let current = download.callerPriorities[callerID]
+        else { return .unknownCaller }
+        guard sequence > current.sequence else { return .stale }
+        download.callerPriorities[callerID] = (priority, sequence)
+        let requeued = download.phase == .queued && queue.setPriority(downloadID, to: download.priority)
+        downloads[downloadID] = download
+        return .applied(download: download.priority, requeued: requeued)
+    }
+
+    /// The priority of a known download (the highest of its callers'), or `nil`.
+    func priority(of downloadID: DownloadID) -> DownloadPriority? {
+        downloads[downloadID]?.priority
     }
 
     /// The callers of a download right now (for progress and partial images).

@@ -19,6 +19,10 @@ final class ImageCombinedOperation: ImageOperation {
     }
 
     private let state = Mutex(State())
+    /// The priority set through ``setPriority(_:)``, if any. Held while it is forwarded to the
+    /// loader's token, so concurrent calls reach the token in the order they were made
+    /// (lock order: this, then the token's and the downloader's locks; never the reverse).
+    private let requestedPriority = Mutex<DownloadPriority?>(nil)
     let url: URL?
     private let queue: CallbackQueue
     private let completion: ImageCompletionHandler
@@ -69,12 +73,30 @@ final class ImageCombinedOperation: ImageOperation {
         }
     }
 
-    /// Records the loader's token; `false` when the load was cancelled meanwhile.
+    /// Records the loader's token; `false` when the load was cancelled meanwhile. A priority
+    /// set before the token existed is applied to it now.
     func attach(_ token: any ImageLoaderToken) -> Bool {
-        state.withLock { state in
+        let attached = state.withLock { state in
             guard !state.cancelled else { return false }
             state.loaderToken = token
             return true
+        }
+        if attached {
+            requestedPriority.withLock { requested in
+                if let requested { token.setPriority(requested) }
+            }
+        }
+        return attached
+    }
+
+    /// The priority set through ``setPriority(_:)``, or `nil` (the options' and context's).
+    var priorityOverride: DownloadPriority? { requestedPriority.withLock { $0 } }
+
+    func setPriority(_ priority: DownloadPriority) {
+        requestedPriority.withLock { requested in
+            requested = priority
+            let token = state.withLock { $0.loaderToken }
+            token?.setPriority(priority)
         }
     }
 

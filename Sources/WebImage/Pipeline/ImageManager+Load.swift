@@ -273,6 +273,8 @@ extension ImageManager {
             let validators = HTTPCacheValidators(entityTag: extended.eTag, lastModified: extended.lastModified)
             if !validators.isEmpty { context.cachedResponseValidators = validators }
         }
+        // A priority set on the operation while the cache was queried starts the download.
+        if let priority = operation.priorityOverride { context.downloadPriority = priority }
         metrics.downloads.increment()
         let token = request.loader.requestImage(
             with: request.url, options: request.options, context: context,
