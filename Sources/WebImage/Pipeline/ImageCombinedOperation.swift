@@ -19,6 +19,9 @@ final class ImageCombinedOperation: ImageOperation {
     }
 
     private let state = Mutex(State())
+    /// Transformed previews (SPEC D-8, M-9): whether one is being transformed, whether the
+    /// final result has closed previews, and the final path waiting for the running one.
+    private let previews = Mutex<(busy: Bool, closed: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, false, nil))
     /// The priority set through ``setPriority(_:)``, if any. Held while it is forwarded to the
     /// loader's token, so concurrent calls reach the token in the order they were made
     /// (lock order: this, then the token's and the downloader's locks; never the reverse).
@@ -106,6 +109,41 @@ final class ImageCombinedOperation: ImageOperation {
         guard !hasEnded else { return }
         let completion = self.completion
         queue.execute { completion(.success(result)) }
+    }
+
+    /// Claims the one preview-transform slot: `false` when a preview is already being
+    /// transformed (this one is dropped rather than queued behind it, as Nuke does) or the
+    /// final result has closed previews.
+    func beginPreview() -> Bool {
+        previews.withLock { state in
+            guard !state.busy, !state.closed else { return false }
+            state.busy = true
+            return true
+        }
+    }
+
+    /// Releases the slot taken by ``beginPreview()``; wakes the final path waiting for it.
+    func endPreview() {
+        let waiter = previews.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.busy = false
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Closes previews and waits until a preview being transformed has been delivered or
+    /// dropped, so no preview follows the final result.
+    func closePreviews() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waitForPreview = previews.withLock { state -> Bool in
+                state.closed = true
+                guard state.busy else { return false }
+                state.waiter = continuation
+                return true
+            }
+            if !waitForPreview { continuation.resume() }
+        }
     }
 
     /// Forwards download progress. Ignored after the end.

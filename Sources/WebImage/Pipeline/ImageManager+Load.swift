@@ -307,7 +307,11 @@ extension ImageManager {
             metrics.failure(error)
             operation.end(.failure(error))
         case .success(let value) where !value.finished:
-            operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
+            if let image = value.image, request.shouldTransform(image) {
+                transformPreview(image, request, operation)
+            } else {
+                operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
+            }
         case .success(let value):
             if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
             metrics.downloadBytes.increment(by: Int64(value.data.count))
@@ -320,6 +324,22 @@ extension ImageManager {
                 storeInMemoryUntransformed(image, request, operation)
             }
             Task { await finishDownload(value, request, operation, memoryStored: !transforms) }
+        }
+    }
+
+    /// Runs the transformer on a progressive preview (SPEC D-8, M-9) on the cache's pool and
+    /// delivers the result (without data: the bytes describe the original). Cheap by design:
+    /// while one preview is being transformed, newer ones are dropped, not queued; a load
+    /// cancelled before the job gets a thread skips it; and the final result waits for a
+    /// preview in flight (``ImageCombinedOperation/closePreviews()``), so none follows it.
+    private func transformPreview(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
+        guard let transformer = request.transformer, operation.beginPreview() else { return }
+        let key = request.originalKey ?? request.url.absoluteString
+        let url = request.url
+        request.cache.pool.submit {
+            defer { operation.endPreview() }
+            guard !operation.isCancelled, let preview = transformer.transform(image, key: key) else { return }
+            operation.deliver(ImageResult(image: preview, data: nil, cacheType: .none, url: url, isFinal: false))
         }
     }
 
@@ -352,6 +372,10 @@ extension ImageManager {
     private func finishDownload(
         _ value: ImageLoaderResult, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, memoryStored: Bool
     ) async {
+        // A preview still being transformed is delivered before the final result, never after.
+        if request.transformer != nil, request.options.contains(.progressiveLoad) {
+            await operation.closePreviews()
+        }
         let original = value.image
         var final = original
         var transformed = false
