@@ -106,6 +106,11 @@ extension ImageManager {
             ended?()
         }
         register(operation)
+        // A preview left in memory by a download of the same image still going on: shown
+        // first, while this load goes on (Nuke's previews in memory).
+        if let preview = memoryPreview(request) {
+            operation.deliver(ImageResult(image: preview, cacheType: .memory, url: url, isFinal: false))
+        }
         if request.options.contains(.fromLoaderOnly) || request.finalKey == nil {
             decideDownload(request, operation, cached: nil)
         } else {
@@ -125,6 +130,32 @@ extension ImageManager {
             let image = cache.imageFromMemoryCache(forKey: key)
         else { return nil }
         return ImageCache.applyingFrameOptions(image, options: options)
+    }
+
+    /// The progressive preview kept in memory for this request's final key, when the request
+    /// takes previews (`progressiveLoad`) and may read memory.
+    private func memoryPreview(_ request: ImageLoadRequest) -> Image? {
+        let options = request.options
+        guard options.contains(.progressiveLoad), !options.contains(.fromLoaderOnly), !options.contains(.avoidDecodeImage),
+            (request.context.queryCacheType ?? .all).includesMemory, let key = request.finalKey
+        else { return nil }
+        return request.cache.memoryCache.image(forKey: ImageCache.previewCacheKey(for: key))
+    }
+
+    /// Keeps a delivered progressive preview in memory under the preview key of the final key
+    /// (never on disk), so another view of the image can show it while the download goes on.
+    func storePreview(_ image: Image, _ request: ImageLoadRequest) {
+        let cache = request.cache
+        guard (request.context.storeCacheType ?? .all).includesMemory, cache.configuration.shouldCacheImagesInMemory,
+            let key = request.finalKey
+        else { return }
+        cache.memoryCache.setImage(image, forKey: ImageCache.previewCacheKey(for: key))
+    }
+
+    /// Forgets the memory preview once the load has its final outcome.
+    func removePreview(_ request: ImageLoadRequest) {
+        guard request.options.contains(.progressiveLoad), let key = request.finalKey else { return }
+        request.cache.memoryCache.removeImage(forKey: ImageCache.previewCacheKey(for: key))
     }
 
     /// A URL the pipeline can take: it has a scheme (RFC 3986: a letter, then letters, digits,
@@ -305,11 +336,13 @@ extension ImageManager {
                 PipelineMetrics.logger.info("URL added to the failed list", metadata: ["url": "\(request.url)", "error": "\(error.code)"])
             }
             metrics.failure(error)
+            removePreview(request)
             operation.end(.failure(error))
         case .success(let value) where !value.finished:
             if let image = value.image, request.shouldTransform(image) {
                 transformPreview(image, request, operation)
             } else {
+                if let image = value.image { storePreview(image, request) }
                 operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
             }
         case .success(let value):
@@ -339,6 +372,7 @@ extension ImageManager {
         request.cache.pool.submit {
             defer { operation.endPreview() }
             guard !operation.isCancelled, let preview = transformer.transform(image, key: key) else { return }
+            self.storePreview(preview, request)
             operation.deliver(ImageResult(image: preview, data: nil, cacheType: .none, url: url, isFinal: false))
         }
     }
@@ -411,6 +445,8 @@ extension ImageManager {
                 final, data: value.data, key: request.finalKey, cacheType: storeType, request: request,
                 operation: operation, extendedData: extended, includeMemory: !memoryStored)
         }
+        // The final image replaces the preview (previews never outlive their download).
+        removePreview(request)
         guard !operation.isCancelled else { return }
         metrics.loadDuration(source: .none, since: request.startTime)
         // The downloaded bytes describe the original, not a transformed image: a transformed
