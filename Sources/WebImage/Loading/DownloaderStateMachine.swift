@@ -51,10 +51,21 @@ struct DownloaderStateMachine<Caller> {
         /// Each caller's own priority and the sequence number of the update that set it.
         var callerPriorities: [DownloadCallerID: (priority: DownloadPriority, sequence: UInt64)]
         var phase: Phase
+        /// How many callers hold each priority (indexed by raw value), so the maximum is O(1)
+        /// however many callers join, change or leave.
+        var priorityCounts = [Int](repeating: 0, count: DownloadPriority.allCases.count)
 
         /// The download's priority: the highest of its callers' (SPEC D-4).
         var priority: DownloadPriority {
-            callerPriorities.values.map(\.priority).max() ?? .low
+            for level in DownloadPriority.allCases.reversed() where priorityCounts[level.rawValue] > 0 { return level }
+            return .low
+        }
+
+        /// Records `callerID`'s priority (`nil`: the caller left).
+        mutating func setCallerPriority(_ callerID: DownloadCallerID, _ value: (priority: DownloadPriority, sequence: UInt64)?) {
+            if let old = callerPriorities[callerID] { priorityCounts[old.priority.rawValue] -= 1 }
+            callerPriorities[callerID] = value
+            if let value { priorityCounts[value.priority.rawValue] += 1 }
         }
     }
 
@@ -137,16 +148,18 @@ struct DownloaderStateMachine<Caller> {
         nextCaller &+= 1
         if let existing = joinable[key], var download = downloads[existing] {
             download.callers.append((callerID, caller))
-            download.callerPriorities[callerID] = (priority, 0)
-            if download.phase == .queued { queue.setPriority(existing, to: download.priority) }
+            let before = download.priority
+            download.setCallerPriority(callerID, (priority, 0))
+            if download.phase == .queued, download.priority != before { queue.setPriority(existing, to: download.priority) }
             downloads[existing] = download
             ownerOfCaller[callerID] = existing
             return RequestAction(callerID: callerID, downloadID: existing, coalesced: true, start: [])
         }
         let id = DownloadID(rawValue: nextDownload)
         nextDownload &+= 1
-        downloads[id] = Download(
-            key: key, callers: [(callerID, caller)], callerPriorities: [callerID: (priority, 0)], phase: .queued)
+        var download = Download(key: key, callers: [(callerID, caller)], callerPriorities: [:], phase: .queued)
+        download.setCallerPriority(callerID, (priority, 0))
+        downloads[id] = download
         if coalesces { joinable[key] = id }
         ownerOfCaller[callerID] = id
         let started = queue.enqueue(id, priority: priority)
@@ -161,10 +174,11 @@ struct DownloaderStateMachine<Caller> {
             let index = download.callers.firstIndex(where: { $0.id == callerID })
         else { return .none }
         let caller = download.callers.remove(at: index).caller
-        download.callerPriorities[callerID] = nil
+        let before = download.priority
+        download.setCallerPriority(callerID, nil)
         guard download.callers.isEmpty else {
             // The one who kept the download high may have left: its priority follows the rest.
-            if download.phase == .queued { queue.setPriority(downloadID, to: download.priority) }
+            if download.phase == .queued, download.priority != before { queue.setPriority(downloadID, to: download.priority) }
             downloads[downloadID] = download
             return .removed(caller)
         }
@@ -198,7 +212,7 @@ struct DownloaderStateMachine<Caller> {
             let current = download.callerPriorities[callerID]
         else { return .unknownCaller }
         guard sequence > current.sequence else { return .stale }
-        download.callerPriorities[callerID] = (priority, sequence)
+        download.setCallerPriority(callerID, (priority, sequence))
         let requeued = download.phase == .queued && queue.setPriority(downloadID, to: download.priority)
         downloads[downloadID] = download
         return .applied(download: download.priority, requeued: requeued)
