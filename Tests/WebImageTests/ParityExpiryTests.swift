@@ -87,4 +87,21 @@ struct ParityExpiryTests {
         #expect(cache.image(forKey: "ttl") == nil, "an expired image must not come back through the weak layer")
         withExtendedLifetime(held) {}
     }
+
+    @Test("Given an image evicted by a limit but still held, when its lifetime has passed, then the weak layer does not bring it back")
+    func weakLayerHonoursLifetime() {
+        let clock = ManualClock()
+        let cache = MemoryCache(
+            configuration: .init(costLimit: 1 << 20, countLimit: 1, maxEntryCostFraction: 1), now: { clock.now })
+        let held = image(cost: 4)
+        cache.setImage(held, forKey: "ttl", expiresAfter: 5)
+        cache.setImage(image(cost: 4), forKey: "other")  // evicts "ttl" to the weak layer
+        clock.advance(3)
+        #expect(cache.image(forKey: "ttl") === held, "alive and young: found again")
+        cache.setImage(image(cost: 4), forKey: "another")  // evicts "ttl" to the weak layer again
+        clock.advance(3)
+        #expect(!cache.containsImage(forKey: "ttl"))
+        #expect(cache.image(forKey: "ttl") == nil, "its age did not restart when it came back")
+        withExtendedLifetime(held) {}
+    }
 }

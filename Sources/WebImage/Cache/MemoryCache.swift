@@ -71,6 +71,10 @@ public final class MemoryCache: Sendable {
 
     private struct WeakImage {
         weak var image: Image?
+        /// When it was stored and its own lifetime, so an image found again through the weak
+        /// layer keeps its age and still expires.
+        var insertedAt: TimeInterval
+        var lifetime: TimeInterval?
     }
 
     private struct State {
@@ -128,9 +132,13 @@ public final class MemoryCache: Sendable {
                 state.weak[key] = nil
                 return nil
             }
-            // Found again through the weak layer: put it back (its age restarts).
+            if let lifetime = box.lifetime ?? state.configuration.entryLifetime, now() - box.insertedAt > lifetime {
+                state.weak[key] = nil
+                return nil
+            }
+            // Found again through the weak layer: put it back (with its age and lifetime).
             if Self.fitsEntryLimit(image.cost, state.configuration) {
-                state.list.insert(image, forKey: key, cost: image.cost, now: now())
+                state.list.insert(image, forKey: key, cost: image.cost, now: box.insertedAt, lifetime: box.lifetime)
                 Self.enforceLimits(&state)
             }
             return image
@@ -160,7 +168,7 @@ public final class MemoryCache: Sendable {
         state.withLock { state in
             evicted = Self.sweepExpired(&state, at: time, examining: Self.expirySweepPerStore)
             if state.configuration.shouldUseWeakMemoryCache {
-                state.weak[key] = WeakImage(image: image)
+                state.weak[key] = WeakImage(image: image, insertedAt: time, lifetime: lifetime)
                 Self.sweepWeak(&state)
             }
             guard Self.fitsEntryLimit(cost, state.configuration) else {
@@ -196,7 +204,13 @@ public final class MemoryCache: Sendable {
                 }
                 return true
             }
-            return state.configuration.shouldUseWeakMemoryCache && state.weak[key]?.image != nil
+            guard state.configuration.shouldUseWeakMemoryCache, let box = state.weak[key], box.image != nil else {
+                return false
+            }
+            if let lifetime = box.lifetime ?? state.configuration.entryLifetime, time - box.insertedAt > lifetime {
+                return false
+            }
+            return true
         }
     }
 
