@@ -45,16 +45,20 @@ struct LoadingQueueTests {
         #expect(started == ["busy", "high", "normal", "low"])
     }
 
-    @Test("Given a queued low download, when raised to high, then it starts before queued normal ones")
-    func raisedPriority() {
+    @Test("Given queued downloads, when one is raised to high and another lowered, then they start in the new order")
+    func changedPriority() {
         var queue = DownloadQueue<String>(maxConcurrent: 1, order: .fifo)
         var started = queue.enqueue("busy", priority: .normal)
         started += queue.enqueue("normal", priority: .normal)
         started += queue.enqueue("low", priority: .low)
-        queue.raise("low", to: .high)
-        queue.raise("normal", to: .low)  // never lowers
-        for id in ["busy", "low", "normal"] { started += queue.finish(id) }
-        #expect(started == ["busy", "low", "normal"])
+        started += queue.enqueue("other", priority: .normal)
+        let raised = queue.setPriority("low", to: .high)
+        let lowered = queue.setPriority("normal", to: .low)  // lowering is live too
+        let running = queue.setPriority("busy", to: .high)
+        #expect(raised && lowered)
+        #expect(!running, "a running download is not queued")
+        for id in ["busy", "low", "other", "normal"] { started += queue.finish(id) }
+        #expect(started == ["busy", "low", "other", "normal"])
     }
 
     @Test("Given a limit of 3 and a pseudo-random stream of events, then never more than 3 run")

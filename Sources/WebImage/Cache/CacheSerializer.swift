@@ -27,6 +27,7 @@ public struct CacheSerializerBlock: CacheSerializer {
 
 private enum CacheSerializerKey: WebImageContextKey { typealias Value = any CacheSerializer }
 private enum ImageCacheKey: WebImageContextKey { typealias Value = ImageCache }
+private enum OriginalImageCacheKey: WebImageContextKey { typealias Value = ImageCache }
 
 extension WebImageContext {
     /// Turns images into the bytes stored on disk instead of the original data or the default
@@ -40,5 +41,14 @@ extension WebImageContext {
     public var imageCache: ImageCache? {
         get { self[ImageCacheKey.self] }
         set { self[ImageCacheKey.self] = newValue }
+    }
+
+    /// The cache the *original* of a thumbnailed or transformed image goes to and is queried
+    /// from (SDWebImage's `originalImageCache`); `nil` (default) uses the load's cache
+    /// (``imageCache`` or the manager's). The derived image itself always uses the load's
+    /// cache; a load with neither thumbnail nor transformer ignores this value.
+    public var originalImageCache: ImageCache? {
+        get { self[OriginalImageCacheKey.self] }
+        set { self[OriginalImageCacheKey.self] = newValue }
     }
 }

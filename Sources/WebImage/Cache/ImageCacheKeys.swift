@@ -21,6 +21,14 @@ extension ImageCache {
         insertingBeforeExtension(key, "-Thumbnail({\(size.width),\(size.height)},\(preserveAspectRatio ? 1 : 0))")
     }
 
+    /// The memory-cache key of the progressive preview of the image stored under `key`:
+    /// `-Preview` before the path extension. Previews live only in memory, under this key of
+    /// their own, so a preview is never taken for the final image (see
+    /// ``ImageManager`` progressive loads).
+    public static func previewCacheKey(for key: String) -> String {
+        insertingBeforeExtension(key, "-Preview")
+    }
+
     /// `key` with `suffix` inserted before the path extension of its path part (the part before
     /// `?`/`#` when the key is a URL with a scheme), or at the end of the path part.
     static func insertingBeforeExtension(_ key: String, _ suffix: String) -> String {

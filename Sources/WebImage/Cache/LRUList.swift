@@ -11,6 +11,8 @@ struct LRUList<Value> {
         var value: Value?
         var cost: Int
         var insertedAt: Double
+        /// This entry's own time to live in seconds; `nil` follows the owner's default.
+        var lifetime: Double?
         var previous: Int
         var next: Int
     }
@@ -22,35 +24,46 @@ struct LRUList<Value> {
     private var tail = -1
     /// Sum of the costs of the entries.
     private(set) var totalCost = 0
+    /// Number of entries stored with their own lifetime (so the owner knows whether a sweep
+    /// can find anything when it has no default lifetime).
+    private(set) var entriesWithLifetime = 0
+    /// The next slot ``removeExpired(examining:isExpired:)`` looks at.
+    private var sweepCursor = 0
 
     /// Number of entries.
     var count: Int { slots.count }
 
     /// The entry for `key`, made most recently used.
-    mutating func promote(_ key: String) -> (value: Value, insertedAt: Double)? {
+    mutating func promote(_ key: String) -> (value: Value, insertedAt: Double, lifetime: Double?)? {
         guard let slot = slots[key], let value = nodes[slot].value else { return nil }
         moveToHead(slot)
-        return (value, nodes[slot].insertedAt)
+        return (value, nodes[slot].insertedAt, nodes[slot].lifetime)
     }
 
     /// The entry for `key` without changing the order.
-    func peek(_ key: String) -> (value: Value, insertedAt: Double)? {
+    func peek(_ key: String) -> (value: Value, insertedAt: Double, lifetime: Double?)? {
         guard let slot = slots[key], let value = nodes[slot].value else { return nil }
-        return (value, nodes[slot].insertedAt)
+        return (value, nodes[slot].insertedAt, nodes[slot].lifetime)
     }
 
-    /// Inserts or replaces the entry for `key` as the most recently used one.
-    mutating func insert(_ value: Value, forKey key: String, cost: Int, now: Double) {
+    /// Inserts or replaces the entry for `key` as the most recently used one; `lifetime` is
+    /// the entry's own time to live (`nil`: the owner's default).
+    mutating func insert(_ value: Value, forKey key: String, cost: Int, now: Double, lifetime: Double? = nil) {
         if let slot = slots[key] {
             totalCost -= nodes[slot].cost
+            if nodes[slot].lifetime != nil { entriesWithLifetime -= 1 }
             nodes[slot].value = value
             nodes[slot].cost = cost
             nodes[slot].insertedAt = now
+            nodes[slot].lifetime = lifetime
+            if lifetime != nil { entriesWithLifetime += 1 }
             totalCost += cost
             moveToHead(slot)
             return
         }
-        let node = Node(key: key, value: value, cost: cost, insertedAt: now, previous: -1, next: head)
+        if lifetime != nil { entriesWithLifetime += 1 }
+        let node = Node(
+            key: key, value: value, cost: cost, insertedAt: now, lifetime: lifetime, previous: -1, next: head)
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -89,6 +102,30 @@ struct LRUList<Value> {
         head = -1
         tail = -1
         totalCost = 0
+        entriesWithLifetime = 0
+        sweepCursor = 0
+    }
+
+    /// Looks at up to `limit` slots, going round the slot array from where the last call
+    /// stopped, and removes the entries `isExpired` accepts; returns their values.
+    ///
+    /// A bounded amount of work per call: with `limit` k, every entry is looked at within
+    /// ⌈slots ÷ k⌉ calls, whatever the recency order. `Int.max` looks at every slot once.
+    mutating func removeExpired(examining limit: Int, isExpired: (Node) -> Bool) -> [Value] {
+        var removed: [Value] = []
+        let budget = min(max(0, limit), nodes.count)
+        var examined = 0
+        // `nodes` never grows here; it only empties when the last entry goes.
+        while examined < budget, !nodes.isEmpty {
+            if sweepCursor >= nodes.count { sweepCursor = 0 }
+            let slot = sweepCursor
+            sweepCursor += 1
+            examined += 1
+            if nodes[slot].value != nil, isExpired(nodes[slot]), let value = removeSlot(slot) {
+                removed.append(value)
+            }
+        }
+        return removed
     }
 
     /// The keys from most to least recently used (for tests and diagnostics).
@@ -126,12 +163,14 @@ struct LRUList<Value> {
         let node = nodes[slot]
         slots[node.key] = nil
         totalCost -= node.cost
+        if node.lifetime != nil { entriesWithLifetime -= 1 }
         nodes[slot].value = nil
         nodes[slot].key = ""
         freeSlots.append(slot)
         if slots.isEmpty {
             nodes.removeAll(keepingCapacity: true)
             freeSlots.removeAll(keepingCapacity: true)
+            sweepCursor = 0
         }
         return node.value
     }

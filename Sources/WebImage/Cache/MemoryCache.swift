@@ -13,7 +13,13 @@ import WebImageCore
 ///   remembered weakly. An image evicted by a limit but still referenced elsewhere (shown on
 ///   screen, held by a caller) is found again by key and put back instead of being decoded
 ///   twice. Explicit removal (``removeImage(forKey:)``, ``removeAll()``) forgets it too.
-/// - Time to live (``Configuration/entryLifetime``): entries older than it are misses.
+/// - Time to live (``Configuration/entryLifetime``, or per entry through
+///   ``setImage(_:forKey:cost:expiresAfter:)``): entries older than it are misses. Expired
+///   entries also leave ``totalCost`` and ``count`` without being read: every store looks at a
+///   few entries (``expirySweepPerStore``) and removes the expired ones, so each entry is looked
+///   at within a bounded number of stores; ``removeExpired()`` sweeps them all at once (an
+///   owner can call it from its own timer). The clock is injectable
+///   (``init(configuration:now:)``), so expiry is testable without waiting.
 public final class MemoryCache: Sendable {
     /// Limits and behaviour of a ``MemoryCache``.
     public struct Configuration: Sendable {
@@ -65,6 +71,10 @@ public final class MemoryCache: Sendable {
 
     private struct WeakImage {
         weak var image: Image?
+        /// When it was stored and its own lifetime, so an image found again through the weak
+        /// layer keeps its age and still expires.
+        var insertedAt: TimeInterval
+        var lifetime: TimeInterval?
     }
 
     private struct State {
@@ -77,13 +87,17 @@ public final class MemoryCache: Sendable {
     private let state: Mutex<State>
     private let now: @Sendable () -> TimeInterval
 
+    /// How many entries each store looks at for expiry (the amortised sweep).
+    public static let expirySweepPerStore = 4
+
     /// A memory cache with `configuration`.
     public convenience init(configuration: Configuration = Configuration()) {
         self.init(configuration: configuration, now: { ProcessInfo.processInfo.systemUptime })
     }
 
-    /// A memory cache whose clock is `now` (seconds; tests use a fake clock for the TTL).
-    init(configuration: Configuration, now: @escaping @Sendable () -> TimeInterval) {
+    /// A memory cache whose clock is `now`: any monotonic time in seconds (the default is the
+    /// system uptime). Tests pass a fake clock to make entries expire without waiting.
+    public init(configuration: Configuration, now: @escaping @Sendable () -> TimeInterval) {
         self.state = Mutex(State(configuration: configuration))
         self.now = now
     }
@@ -106,7 +120,7 @@ public final class MemoryCache: Sendable {
         state.withLock { state in
             if let hit = state.list.promote(key) {
                 // The clock is read only when entries can expire: a plain hit costs no time call.
-                if let lifetime = state.configuration.entryLifetime, now() - hit.insertedAt > lifetime {
+                if let lifetime = hit.lifetime ?? state.configuration.entryLifetime, now() - hit.insertedAt > lifetime {
                     state.list.remove(key)
                     state.weak[key] = nil
                     return nil
@@ -118,9 +132,13 @@ public final class MemoryCache: Sendable {
                 state.weak[key] = nil
                 return nil
             }
-            // Found again through the weak layer: put it back (its age restarts).
+            if let lifetime = box.lifetime ?? state.configuration.entryLifetime, now() - box.insertedAt > lifetime {
+                state.weak[key] = nil
+                return nil
+            }
+            // Found again through the weak layer: put it back (with its age and lifetime).
             if Self.fitsEntryLimit(image.cost, state.configuration) {
-                state.list.insert(image, forKey: key, cost: image.cost, now: now())
+                state.list.insert(image, forKey: key, cost: image.cost, now: box.insertedAt, lifetime: box.lifetime)
                 Self.enforceLimits(&state)
             }
             return image
@@ -136,24 +154,43 @@ public final class MemoryCache: Sendable {
     ///   - cost: the entry's cost; default ``/WebImageCore/Image/cost``. An entry costing more
     ///     than ``Configuration/maxEntryCostFraction`` of the cost limit is not kept (any older
     ///     entry under `key` is removed), though the weak layer still remembers it.
-    public func setImage(_ image: Image, forKey key: String, cost: Int? = nil) {
+    ///   - expiresAfter: this entry's time to live in seconds (`.infinity`: never expires);
+    ///     `nil` (default) follows ``Configuration/entryLifetime``.
+    ///
+    /// Each store also looks at up to ``expirySweepPerStore`` entries and removes those that
+    /// have expired, so expired entries leave the totals even when nobody reads them.
+    public func setImage(_ image: Image, forKey key: String, cost: Int? = nil, expiresAfter: TimeInterval? = nil) {
         let cost = max(0, cost ?? image.cost)
+        let lifetime = expiresAfter.map { max(0, $0) }
         let time = now()
         // Images evicted here are released after the lock is left.
         var evicted: [Image] = []
         state.withLock { state in
+            evicted = Self.sweepExpired(&state, at: time, examining: Self.expirySweepPerStore)
             if state.configuration.shouldUseWeakMemoryCache {
-                state.weak[key] = WeakImage(image: image)
+                state.weak[key] = WeakImage(image: image, insertedAt: time, lifetime: lifetime)
                 Self.sweepWeak(&state)
             }
             guard Self.fitsEntryLimit(cost, state.configuration) else {
                 if let old = state.list.remove(key) { evicted.append(old) }
                 return
             }
-            state.list.insert(image, forKey: key, cost: cost, now: time)
-            evicted = Self.enforceLimits(&state)
+            state.list.insert(image, forKey: key, cost: cost, now: time, lifetime: lifetime)
+            evicted += Self.enforceLimits(&state)
         }
         evicted.removeAll()
+    }
+
+    /// Removes every expired entry now (from the weak layer too) and returns how many went.
+    /// O(entries); stores already remove expired entries a few at a time, so call this only
+    /// when the totals must be exact at once (e.g. from a periodic timer of your own).
+    @discardableResult
+    public func removeExpired() -> Int {
+        let time = now()
+        let removed = state.withLock { state in
+            Self.sweepExpired(&state, at: time, examining: .max)
+        }
+        return removed.count
     }
 
     /// Whether an image is stored under `key` (without making it recently used). Counts the
@@ -162,10 +199,18 @@ public final class MemoryCache: Sendable {
         let time = now()
         return state.withLock { state in
             if let hit = state.list.peek(key) {
-                if let lifetime = state.configuration.entryLifetime, time - hit.insertedAt > lifetime { return false }
+                if let lifetime = hit.lifetime ?? state.configuration.entryLifetime, time - hit.insertedAt > lifetime {
+                    return false
+                }
                 return true
             }
-            return state.configuration.shouldUseWeakMemoryCache && state.weak[key]?.image != nil
+            guard state.configuration.shouldUseWeakMemoryCache, let box = state.weak[key], box.image != nil else {
+                return false
+            }
+            if let lifetime = box.lifetime ?? state.configuration.entryLifetime, time - box.insertedAt > lifetime {
+                return false
+            }
+            return true
         }
     }
 
@@ -239,6 +284,24 @@ public final class MemoryCache: Sendable {
             evicted.append(entry.value)
         }
         return evicted
+    }
+
+    /// Removes expired entries among the next `limit` slots of the list (and forgets them in
+    /// the weak layer, so an expired image is not found again). Does nothing, without looking
+    /// at any slot, when no entry can expire.
+    private static func sweepExpired(_ state: inout State, at time: TimeInterval, examining limit: Int) -> [Image] {
+        let defaultLifetime = state.configuration.entryLifetime
+        guard defaultLifetime != nil || state.list.entriesWithLifetime > 0 else { return [] }
+        var expiredKeys: [String] = []
+        let removed = state.list.removeExpired(examining: limit) { node in
+            guard let lifetime = node.lifetime ?? defaultLifetime, time - node.insertedAt > lifetime else {
+                return false
+            }
+            expiredKeys.append(node.key)
+            return true
+        }
+        for key in expiredKeys { state.weak[key] = nil }
+        return removed
     }
 
     /// Drops dead weak references once the table has doubled since the last sweep, so the

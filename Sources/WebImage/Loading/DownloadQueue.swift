@@ -36,10 +36,18 @@ struct DownloadQueue<ID: Hashable> {
         return startAvailable()
     }
 
-    /// Raises a queued download's priority (never lowers it). Running downloads are unaffected.
-    mutating func raise(_ id: ID, to priority: DownloadPriority) {
-        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
-        waiting[index].priority = max(waiting[index].priority, priority)
+    /// Sets a queued download's priority, up or down; its place among equal priorities (its
+    /// arrival order) is kept. Running downloads are unaffected. Returns whether `id` was queued.
+    @discardableResult
+    mutating func setPriority(_ id: ID, to priority: DownloadPriority) -> Bool {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return false }
+        waiting[index].priority = priority
+        return true
+    }
+
+    /// The priority of a queued download, or `nil` when it is not queued.
+    func priority(of id: ID) -> DownloadPriority? {
+        waiting.first { $0.id == id }?.priority
     }
 
     /// Removes a queued download (cancelled before it started). Returns whether it was queued.

@@ -16,12 +16,39 @@ public final class DownloadToken: ImageLoaderToken {
     private let sink: DownloadCallerSink
     private let record: DownloadRecord
     private let onCancel: @Sendable () -> Void
+    private let onPriority: @Sendable (DownloadPriority, UInt64) -> Void
+    /// The priority last asked for and the number of the last update (see ``setPriority(_:)``).
+    private let requested: Mutex<(priority: DownloadPriority, sequence: UInt64)>
 
-    init(url: URL, sink: DownloadCallerSink, record: DownloadRecord, onCancel: @escaping @Sendable () -> Void) {
+    init(
+        url: URL, sink: DownloadCallerSink, record: DownloadRecord, onCancel: @escaping @Sendable () -> Void,
+        onPriority: @escaping @Sendable (DownloadPriority, UInt64) -> Void = { _, _ in }
+    ) {
         self.url = url
         self.sink = sink
         self.record = record
         self.onCancel = onCancel
+        self.onPriority = onPriority
+        self.requested = Mutex((sink.priority, 0))
+    }
+
+    /// This caller's priority: the one it started with or the last one set.
+    public var priority: DownloadPriority { requested.withLock { $0.priority } }
+
+    /// Changes this caller's priority, up or down, while its download is queued or running.
+    ///
+    /// A download shared by several callers has the highest of their priorities, so lowering
+    /// one caller lowers the download only when no other caller keeps it high. A queued
+    /// download moves to its new place in the start order; a running one goes on. Each update
+    /// is numbered, and the downloader ignores one that arrives after a later one: the last
+    /// call wins even when threads race. After completion or cancellation it does nothing.
+    public func setPriority(_ priority: DownloadPriority) {
+        let sequence = requested.withLock { state -> UInt64 in
+            state.priority = priority
+            state.sequence &+= 1
+            return state.sequence
+        }
+        onPriority(priority, sequence)
     }
 
     public func cancel() {

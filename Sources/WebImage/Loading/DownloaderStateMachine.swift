@@ -48,8 +48,36 @@ struct DownloaderStateMachine<Caller> {
     private struct Download {
         let key: DownloadKey
         var callers: [(id: DownloadCallerID, caller: Caller)]
-        var priority: DownloadPriority
+        /// Each caller's own priority and the sequence number of the update that set it.
+        var callerPriorities: [DownloadCallerID: (priority: DownloadPriority, sequence: UInt64)]
         var phase: Phase
+        /// How many callers hold each priority (indexed by raw value), so the maximum is O(1)
+        /// however many callers join, change or leave.
+        var priorityCounts = [Int](repeating: 0, count: DownloadPriority.allCases.count)
+
+        /// The download's priority: the highest of its callers' (SPEC D-4).
+        var priority: DownloadPriority {
+            for level in DownloadPriority.allCases.reversed() where priorityCounts[level.rawValue] > 0 { return level }
+            return .low
+        }
+
+        /// Records `callerID`'s priority (`nil`: the caller left).
+        mutating func setCallerPriority(_ callerID: DownloadCallerID, _ value: (priority: DownloadPriority, sequence: UInt64)?) {
+            if let old = callerPriorities[callerID] { priorityCounts[old.priority.rawValue] -= 1 }
+            callerPriorities[callerID] = value
+            if let value { priorityCounts[value.priority.rawValue] += 1 }
+        }
+    }
+
+    /// The result of ``setPriority(_:to:sequence:)``.
+    enum PriorityAction: Equatable {
+        /// The caller is unknown or already completed.
+        case unknownCaller
+        /// An update with this sequence number or a later one was applied already: ignored.
+        case stale
+        /// The caller's priority was set; `download` is the download's priority now and
+        /// `requeued` whether it was queued (so the new priority changes its start order).
+        case applied(download: DownloadPriority, requeued: Bool)
     }
 
     /// A download the owner must start now.
@@ -120,17 +148,18 @@ struct DownloaderStateMachine<Caller> {
         nextCaller &+= 1
         if let existing = joinable[key], var download = downloads[existing] {
             download.callers.append((callerID, caller))
-            if priority > download.priority {
-                download.priority = priority
-                if download.phase == .queued { queue.raise(existing, to: priority) }
-            }
+            let before = download.priority
+            download.setCallerPriority(callerID, (priority, 0))
+            if download.phase == .queued, download.priority != before { queue.setPriority(existing, to: download.priority) }
             downloads[existing] = download
             ownerOfCaller[callerID] = existing
             return RequestAction(callerID: callerID, downloadID: existing, coalesced: true, start: [])
         }
         let id = DownloadID(rawValue: nextDownload)
         nextDownload &+= 1
-        downloads[id] = Download(key: key, callers: [(callerID, caller)], priority: priority, phase: .queued)
+        var download = Download(key: key, callers: [(callerID, caller)], callerPriorities: [:], phase: .queued)
+        download.setCallerPriority(callerID, (priority, 0))
+        downloads[id] = download
         if coalesces { joinable[key] = id }
         ownerOfCaller[callerID] = id
         let started = queue.enqueue(id, priority: priority)
@@ -145,7 +174,11 @@ struct DownloaderStateMachine<Caller> {
             let index = download.callers.firstIndex(where: { $0.id == callerID })
         else { return .none }
         let caller = download.callers.remove(at: index).caller
+        let before = download.priority
+        download.setCallerPriority(callerID, nil)
         guard download.callers.isEmpty else {
+            // The one who kept the download high may have left: its priority follows the rest.
+            if download.phase == .queued, download.priority != before { queue.setPriority(downloadID, to: download.priority) }
             downloads[downloadID] = download
             return .removed(caller)
         }
@@ -163,6 +196,31 @@ struct DownloaderStateMachine<Caller> {
             downloads[downloadID] = download
             return .removed(caller)
         }
+    }
+
+    /// A caller changes its priority, up or down (live priority). The download's priority is
+    /// the highest of its callers', so lowering one caller lowers a queued download only when
+    /// no other caller keeps it high; a running download keeps running.
+    ///
+    /// `sequence` orders the updates of one caller (its handle numbers them from 1 upwards): an
+    /// update that arrives after a later one was applied is stale and changes nothing, so two
+    /// threads racing to set a priority cannot leave the older value in place.
+    mutating func setPriority(
+        _ callerID: DownloadCallerID, to priority: DownloadPriority, sequence: UInt64
+    ) -> PriorityAction {
+        guard let downloadID = ownerOfCaller[callerID], var download = downloads[downloadID],
+            let current = download.callerPriorities[callerID]
+        else { return .unknownCaller }
+        guard sequence > current.sequence else { return .stale }
+        download.setCallerPriority(callerID, (priority, sequence))
+        let requeued = download.phase == .queued && queue.setPriority(downloadID, to: download.priority)
+        downloads[downloadID] = download
+        return .applied(download: download.priority, requeued: requeued)
+    }
+
+    /// The priority of a known download (the highest of its callers'), or `nil`.
+    func priority(of downloadID: DownloadID) -> DownloadPriority? {
+        downloads[downloadID]?.priority
     }
 
     /// The callers of a download right now (for progress and partial images).

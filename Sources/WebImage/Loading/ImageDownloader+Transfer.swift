@@ -268,18 +268,33 @@ extension ImageDownloader {
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(caller)
         }
+        // Bytes-only groups complete at once; each decoding group is a job of its own, so
+        // callers asking for different sizes decode side by side over the pool (SPEC D-3, C-7).
+        // This thread keeps the last decode: the others are submitted before it starts.
+        var decodes: [(options: DecodeOptions, coders: CodersManager, members: [DownloadCallerSink])] = []
         for key in order {
             guard let members = groups[key], !members.allSatisfy(\.isFinished), let coders = members.first?.coders else {
                 continue
             }
-            let result: Result<ImageLoaderResult, WebImageError>
             if key.decode {
-                result = decode(body, options: key.options, coders: coders)
+                decodes.append((key.options, coders, members))
             } else {
-                result = .success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true))
+                let result = Result<ImageLoaderResult, WebImageError>.success(
+                    ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true))
+                for member in members { member.finish(result) }
             }
-            for member in members { member.finish(result) }
         }
+        guard let inline = decodes.popLast() else { return }
+        for group in decodes {
+            configuration.processingPool.submit {
+                // A caller cancelled while the job waited for a thread needs no decode.
+                guard !group.members.allSatisfy(\.isFinished) else { return }
+                let result = self.decode(body, options: group.options, coders: group.coders)
+                for member in group.members { member.finish(result) }
+            }
+        }
+        let result = decode(body, options: inline.options, coders: inline.coders)
+        for member in inline.members { member.finish(result) }
     }
 
     private func decode(_ body: DownloadedBody, options: DecodeOptions, coders: CodersManager) -> Result<

@@ -186,11 +186,19 @@ public final class ImageDownloader: ImageLoader {
             return token
         }
         let callerID = action.callerID
-        let token = DownloadToken(url: url, sink: sink, record: record) { [weak self] in
-            self?.cancelCaller(callerID)
-        }
+        let token = DownloadToken(
+            url: url, sink: sink, record: record,
+            onCancel: { [weak self] in self?.cancelCaller(callerID) },
+            onPriority: { [weak self] priority, sequence in
+                self?.setCallerPriority(callerID, priority, sequence: sequence)
+            })
         start(action.start)
         return token
+    }
+
+    /// Applies a caller's live priority change (queue order only: no action to perform).
+    private func setCallerPriority(_ callerID: DownloadCallerID, _ priority: DownloadPriority, sequence: UInt64) {
+        state.withLock { _ = $0.machine.setPriority(callerID, to: priority, sequence: sequence) }
     }
 
     /// The default rule: transient network errors, cancellation and 304 never block a URL.

@@ -49,6 +49,15 @@ public protocol ImageLoaderToken: Sendable {
     /// Cancels the request. Its completion receives ``/WebImageCore/WebImageError/cancelled`` once, unless
     /// it already completed.
     func cancel()
+
+    /// Changes this request's priority while it is queued or running (live priority). A
+    /// loader without a queue ignores it (the default).
+    func setPriority(_ priority: DownloadPriority)
+}
+
+extension ImageLoaderToken {
+    /// Ignored: this loader has no queue to reorder.
+    public func setPriority(_ priority: DownloadPriority) {}
 }
 
 /// What a loader delivers.

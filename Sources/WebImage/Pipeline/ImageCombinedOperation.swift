@@ -31,6 +31,13 @@ final class ImageCombinedOperation: ImageOperation {
     /// partial-image callback, and with the end of the load (see the type's notes). Taken
     /// before `state`, never after it.
     private let deliveryLock = NSRecursiveLock()
+    /// Transformed previews (SPEC D-8, M-9): whether one is being transformed, whether the
+    /// final result has closed previews, and the final path waiting for the running one.
+    private let previews = Mutex<(busy: Bool, closed: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, false, nil))
+    /// The priority set through ``setPriority(_:)``, if any. Held while it is forwarded to the
+    /// loader's token, so concurrent calls reach the token in the order they were made
+    /// (lock order: this, then the token's and the downloader's locks; never the reverse).
+    private let requestedPriority = Mutex<DownloadPriority?>(nil)
     let url: URL?
     private let queue: CallbackQueue
     private let completion: ImageCompletionHandler
@@ -83,12 +90,30 @@ final class ImageCombinedOperation: ImageOperation {
         }
     }
 
-    /// Records the loader's token; `false` when the load was cancelled meanwhile.
+    /// Records the loader's token; `false` when the load was cancelled meanwhile. A priority
+    /// set before the token existed is applied to it now.
     func attach(_ token: any ImageLoaderToken) -> Bool {
-        state.withLock { state in
+        let attached = state.withLock { state in
             guard !state.cancelled else { return false }
             state.loaderToken = token
             return true
+        }
+        if attached {
+            requestedPriority.withLock { requested in
+                if let requested { token.setPriority(requested) }
+            }
+        }
+        return attached
+    }
+
+    /// The priority set through ``setPriority(_:)``, or `nil` (the options' and context's).
+    var priorityOverride: DownloadPriority? { requestedPriority.withLock { $0 } }
+
+    func setPriority(_ priority: DownloadPriority) {
+        requestedPriority.withLock { requested in
+            requested = priority
+            let token = state.withLock { $0.loaderToken }
+            token?.setPriority(priority)
         }
     }
 
@@ -98,6 +123,41 @@ final class ImageCombinedOperation: ImageOperation {
     func deliver(_ result: ImageResult) {
         let completion = self.completion
         dispatchWhileRunning { completion(.success(result)) }
+    }
+
+    /// Claims the one preview-transform slot: `false` when a preview is already being
+    /// transformed (this one is dropped rather than queued behind it, as Nuke does) or the
+    /// final result has closed previews.
+    func beginPreview() -> Bool {
+        previews.withLock { state in
+            guard !state.busy, !state.closed else { return false }
+            state.busy = true
+            return true
+        }
+    }
+
+    /// Releases the slot taken by ``beginPreview()``; wakes the final path waiting for it.
+    func endPreview() {
+        let waiter = previews.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.busy = false
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Closes previews and waits until a preview being transformed has been delivered or
+    /// dropped, so no preview follows the final result.
+    func closePreviews() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waitForPreview = previews.withLock { state -> Bool in
+                state.closed = true
+                guard state.busy else { return false }
+                state.waiter = continuation
+                return true
+            }
+            if !waitForPreview { continuation.resume() }
+        }
     }
 
     /// Forwards download progress. Ignored after the end; dropped when the load is cancelled

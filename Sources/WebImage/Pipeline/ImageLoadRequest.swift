@@ -52,6 +52,13 @@ struct ImageLoadRequest: Sendable {
     /// Whether the delivered image is stored under a key of its own (thumbnail or transform).
     var hasDerivedKey: Bool { finalKey != originalKey }
 
+    /// The cache that holds the original (the entry under ``originalKey``): the context's
+    /// ``WebImageContext/originalImageCache`` when the delivered image is derived, else
+    /// ``cache`` (then the original is the delivered image).
+    var originalCache: ImageCache {
+        hasDerivedKey ? (context.originalImageCache ?? cache) : cache
+    }
+
     /// Whether the transformer applies to `image` (animated images only with
     /// `transformAnimatedImage`, SPEC M-9).
     func shouldTransform(_ image: Image) -> Bool {

@@ -106,6 +106,11 @@ extension ImageManager {
             ended?()
         }
         register(operation)
+        // A preview left in memory by a download of the same image still going on: shown
+        // first, while this load goes on (Nuke's previews in memory).
+        if let preview = memoryPreview(request) {
+            operation.deliver(ImageResult(image: preview, cacheType: .memory, url: url, isFinal: false))
+        }
         if request.options.contains(.fromLoaderOnly) || request.finalKey == nil {
             decideDownload(request, operation, cached: nil)
         } else {
@@ -125,6 +130,32 @@ extension ImageManager {
             let image = cache.imageFromMemoryCache(forKey: key)
         else { return nil }
         return ImageCache.applyingFrameOptions(image, options: options)
+    }
+
+    /// The progressive preview kept in memory for this request's final key, when the request
+    /// takes previews (`progressiveLoad`) and may read memory.
+    private func memoryPreview(_ request: ImageLoadRequest) -> Image? {
+        let options = request.options
+        guard options.contains(.progressiveLoad), !options.contains(.fromLoaderOnly), !options.contains(.avoidDecodeImage),
+            (request.context.queryCacheType ?? .all).includesMemory, let key = request.finalKey
+        else { return nil }
+        return request.cache.memoryCache.image(forKey: ImageCache.previewCacheKey(for: key))
+    }
+
+    /// Keeps a delivered progressive preview in memory under the preview key of the final key
+    /// (never on disk), so another view of the image can show it while the download goes on.
+    func storePreview(_ image: Image, _ request: ImageLoadRequest) {
+        let cache = request.cache
+        guard (request.context.storeCacheType ?? .all).includesMemory, cache.configuration.shouldCacheImagesInMemory,
+            let key = request.finalKey
+        else { return }
+        cache.memoryCache.setImage(image, forKey: ImageCache.previewCacheKey(for: key))
+    }
+
+    /// Forgets the memory preview once the load has its final outcome.
+    func removePreview(_ request: ImageLoadRequest) {
+        guard request.options.contains(.progressiveLoad), let key = request.finalKey else { return }
+        request.cache.memoryCache.removeImage(forKey: ImageCache.previewCacheKey(for: key))
     }
 
     /// A URL the pipeline can take: it has a scheme (RFC 3986: a letter, then letters, digits,
@@ -181,7 +212,7 @@ extension ImageManager {
         // image is not the original, so it must not be kept in memory under the original key.
         var context = request.context
         if request.context.imageThumbnailPixelSize != nil { context.storeCacheType = .disk }
-        let token = request.cache.queryImage(
+        let token = request.originalCache.queryImage(
             forKey: key, options: request.options, context: context, cacheType: cacheType
         ) { [self] result in
             guard !result.isCancelled, !operation.isCancelled else { return }
@@ -278,11 +309,13 @@ extension ImageManager {
     private func download(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation, hasCachedImage: Bool) {
         var context = request.context
         if request.options.contains(.refreshCached), let key = request.originalKey,
-            let extended = request.cache.diskCache.extendedData(for: key)
+            let extended = request.originalCache.diskCache.extendedData(for: key)
         {
             let validators = HTTPCacheValidators(entityTag: extended.eTag, lastModified: extended.lastModified)
             if !validators.isEmpty { context.cachedResponseValidators = validators }
         }
+        // A priority set on the operation while the cache was queried starts the download.
+        if let priority = operation.priorityOverride { context.downloadPriority = priority }
         metrics.downloads.increment()
         let token = request.loader.requestImage(
             with: request.url, options: request.options, context: context,
@@ -313,9 +346,15 @@ extension ImageManager {
                 PipelineMetrics.logger.info("URL added to the failed list", metadata: ["url": "\(request.url)", "error": "\(error.code)"])
             }
             metrics.failure(error)
+            removePreview(request)
             operation.end(.failure(error))
         case .success(let value) where !value.finished:
-            operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
+            if let image = value.image, request.shouldTransform(image) {
+                transformPreview(image, request, operation)
+            } else {
+                if let image = value.image { storePreview(image, request) }
+                operation.deliver(ImageResult(image: value.image, data: value.data, cacheType: .none, url: request.url, isFinal: false))
+            }
         case .success(let value):
             if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
             metrics.downloadBytes.increment(by: Int64(value.data.count))
@@ -331,21 +370,43 @@ extension ImageManager {
         }
     }
 
+    /// Runs the transformer on a progressive preview (SPEC D-8, M-9) on the cache's pool and
+    /// delivers the result (without data: the bytes describe the original). Cheap by design:
+    /// while one preview is being transformed, newer ones are dropped, not queued; a load
+    /// cancelled before the job gets a thread skips it; and the final result waits for a
+    /// preview in flight (``ImageCombinedOperation/closePreviews()``), so none follows it.
+    private func transformPreview(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
+        guard let transformer = request.transformer, operation.beginPreview() else { return }
+        let key = request.originalKey ?? request.url.absoluteString
+        let url = request.url
+        request.cache.pool.submit {
+            defer { operation.endPreview() }
+            guard !operation.isCancelled, let preview = transformer.transform(image, key: key) else { return }
+            self.storePreview(preview, request)
+            operation.deliver(ImageResult(image: preview, data: nil, cacheType: .none, url: url, isFinal: false))
+        }
+    }
+
     /// The memory part of the stores of ``finishDownload(_:_:_:memoryStored:)`` when no transform
     /// runs: the same keys and cache types, done synchronously.
     private func storeInMemoryUntransformed(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
         let cache = request.cache
-        guard !operation.isCancelled, cache.configuration.shouldCacheImagesInMemory else { return }
+        guard !operation.isCancelled else { return }
         let storeType = request.context.storeCacheType ?? .all
         if request.hasDerivedKey {
             let originalType = request.context.originalStoreCacheType ?? .disk
-            if originalType.includesMemory, request.context.imageThumbnailPixelSize == nil, let key = request.originalKey {
+            let originalCache = request.originalCache
+            if originalType.includesMemory, request.context.imageThumbnailPixelSize == nil, let key = request.originalKey,
+                originalCache.configuration.shouldCacheImagesInMemory
+            {
+                originalCache.memoryCache.setImage(image, forKey: key)
+            }
+            if request.transformer == nil, storeType.includesMemory, let key = request.finalKey,
+                cache.configuration.shouldCacheImagesInMemory
+            {
                 cache.memoryCache.setImage(image, forKey: key)
             }
-            if request.transformer == nil, storeType.includesMemory, let key = request.finalKey {
-                cache.memoryCache.setImage(image, forKey: key)
-            }
-        } else if storeType.includesMemory, let key = request.finalKey {
+        } else if storeType.includesMemory, let key = request.finalKey, cache.configuration.shouldCacheImagesInMemory {
             cache.memoryCache.setImage(image, forKey: key)
         }
     }
@@ -355,6 +416,10 @@ extension ImageManager {
     private func finishDownload(
         _ value: ImageLoaderResult, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, memoryStored: Bool
     ) async {
+        // A preview still being transformed is delivered before the final result, never after.
+        if request.transformer != nil, request.options.contains(.progressiveLoad) {
+            await operation.closePreviews()
+        }
         let original = value.image
         var final = original
         var transformed = false
@@ -377,7 +442,7 @@ extension ImageManager {
             let fullSize = request.context.imageThumbnailPixelSize == nil ? original : nil
             await store(
                 fullSize, data: value.data, key: request.originalKey, cacheType: originalType, request: request,
-                operation: operation, extendedData: extended, includeMemory: !memoryStored)
+                operation: operation, extendedData: extended, includeMemory: !memoryStored, in: request.originalCache)
             // The derived image, only when it really is derived (a failed transform stores nothing).
             let derivedIsReady = transformed || (request.transformer == nil && final != nil)
             if derivedIsReady, let final {
@@ -390,6 +455,8 @@ extension ImageManager {
                 final, data: value.data, key: request.finalKey, cacheType: storeType, request: request,
                 operation: operation, extendedData: extended, includeMemory: !memoryStored)
         }
+        // The final image replaces the preview (previews never outlive their download).
+        removePreview(request)
         guard !operation.isCancelled else { return }
         metrics.loadDuration(source: .none, since: request.startTime)
         // The downloaded bytes describe the original, not a transformed image: a transformed
@@ -414,14 +481,15 @@ extension ImageManager {
         return result ?? nil
     }
 
-    /// Stores into the layers of `cacheType`: memory at once (unless the load was cancelled,
+    /// Stores into the layers of `cacheType` of `target` (default: the load's cache): memory at once (unless the load was cancelled,
     /// SPEC M-10), disk in the background or, with `waitStoreCache`, before returning.
     private func store(
         _ image: Image?, data: Data?, key: String?, cacheType: ImageCacheType, request: ImageLoadRequest,
-        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?, includeMemory: Bool = true
+        operation: ImageCombinedOperation, extendedData: DiskCacheExtendedData?, includeMemory: Bool = true,
+        in target: ImageCache? = nil
     ) async {
         guard let key, cacheType != .none, !operation.isCancelled else { return }
-        let cache = request.cache
+        let cache = target ?? request.cache
         if includeMemory, cacheType.includesMemory, let image, cache.configuration.shouldCacheImagesInMemory {
             cache.memoryCache.setImage(image, forKey: key)
         }
@@ -445,7 +513,7 @@ extension ImageManager {
     /// from the last validation).
     private func refreshDates(_ request: ImageLoadRequest) {
         guard let key = request.originalKey else { return }
-        let disk = request.cache.diskCache
+        let disk = request.originalCache.diskCache
         Task {
             guard let data = disk.data(for: key) else { return }
             try? await disk.storeAndWait(data, forKey: key, extendedData: disk.extendedData(for: key))

@@ -7,6 +7,16 @@ public protocol ImageOperation: AnyObject, Sendable {
     func cancel()
     /// Whether ``cancel()`` was called.
     var isCancelled: Bool { get }
+    /// Changes the load's download priority, up or down, while it waits in the cache query,
+    /// is queued or runs (live priority, as Nuke's). A queued download starts in its new
+    /// place; a download shared with other loads keeps the highest of their priorities. The
+    /// last call wins, whichever thread makes it. Default: ignored.
+    func setPriority(_ priority: DownloadPriority)
+}
+
+extension ImageOperation {
+    /// Ignored: this operation has nothing to reprioritise.
+    public func setPriority(_ priority: DownloadPriority) {}
 }
 
 /// The call shape of the pipeline: one URL in, one image out. `ImageManager` implements it;
