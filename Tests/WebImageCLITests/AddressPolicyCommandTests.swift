@@ -16,8 +16,8 @@ struct AddressPolicyCommandTests {
     /// The command line loading `input` with `command`, in `directory` for files it writes.
     static func arguments(_ command: String, _ input: String, directory: URL) -> [String] {
         switch command {
-        case "fetch": ["fetch", input, "--cache-dir", directory.path]
-        case "prefetch": ["prefetch", "--from", directory.appendingPathComponent("list.txt").path, "--cache-dir", directory.path]
+        case "fetch": ["fetch", input, "--cache-dir", directory.appendingPathComponent("cache").path]
+        case "prefetch": ["prefetch", "--from", directory.appendingPathComponent("list.txt").path, "--cache-dir", directory.appendingPathComponent("cache").path]
         case "info": ["info", input]
         default: ["convert", input, directory.appendingPathComponent("out.png").path]
         }
