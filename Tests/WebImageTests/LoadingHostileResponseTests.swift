@@ -202,7 +202,7 @@ struct LoadingHostileResponseTests {
         try await server.start()
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 5
-        configuration.maximumRequestDuration = 10
+        configuration.maximumDownloadDuration = 10
         configuration.maximumResponseSize = 4 * 1024 * 1024
         let downloader = ImageDownloader(configuration: configuration)
         let image = Array(RawTestCoder.encode(width: 40, height: 30, seed: 4))

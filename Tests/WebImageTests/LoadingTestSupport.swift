@@ -15,7 +15,7 @@ func rawContext() -> WebImageContext {
 func testDownloaderConfiguration() -> ImageDownloaderConfiguration {
     var configuration = ImageDownloaderConfiguration()
     configuration.downloadTimeout = 10
-    configuration.maximumRequestDuration = 20
+    configuration.maximumDownloadDuration = 20
     configuration.coders = CodersManager(coders: [RawTestCoder()])
     return configuration
 }

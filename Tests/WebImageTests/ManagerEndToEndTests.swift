@@ -12,7 +12,7 @@ struct ManagerEndToEndTests {
     func withPipeline(_ body: (HTTPTestServer, ImageManager, ImageCache) async throws -> Void) async throws {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = 10
-        configuration.maximumRequestDuration = 20
+        configuration.maximumDownloadDuration = 20
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let (_, cache) = ManagerFixtures.manager(loader: downloader)
             let manager = ImageManager(cache: cache, loader: downloader)

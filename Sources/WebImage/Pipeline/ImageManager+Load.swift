@@ -106,6 +106,7 @@ extension ImageManager {
             ended?()
         }
         register(operation)
+        scheduleLoadDeadline(request.context.maximumLoadDuration, for: operation)
         if request.options.contains(.fromLoaderOnly) || request.finalKey == nil {
             decideDownload(request, operation, cached: nil)
         } else {

@@ -33,6 +33,17 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
     case transport(TransportError)
     /// A file-system operation of a cache failed.
     case cacheIO(reason: String)
+    /// A deadline ran out: the idle timeout, a download's total deadline or a load's total
+    /// deadline (SPEC R-2); ``Deadline`` says which and how long it was. Transient: it never puts
+    /// a URL on the failed-URL list.
+    case timedOut(Deadline)
+    /// A local file could not be read or written; `reason` says why in plain words (it is a
+    /// directory or a FIFO, it does not exist, permission denied, the directory does not accept
+    /// new files, …).
+    case fileAccess(path: String, reason: String)
+    /// A compressed (`gzip`/`deflate`) response body expands to more than the configured
+    /// maximum response size; refused while it streams.
+    case decompressedResponseTooLarge(encoding: String, limit: Int64)
 
     public var description: String {
         switch self {
@@ -51,6 +62,10 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge(let limit): "response larger than \(limit) bytes"
         case .transport(let error): "transport error: \(error)"
         case .cacheIO(let reason): "cache I/O error: \(reason)"
+        case .timedOut(let deadline): "timed out: \(deadline)"
+        case .fileAccess(let path, let reason): "\(path): \(reason)"
+        case .decompressedResponseTooLarge(let encoding, let limit):
+            "the server's \(encoding)-compressed body expands to more than the response size limit of \(DecodeLimits.formatBytes(Int(clamping: limit)))"
         }
     }
 
@@ -72,6 +87,9 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge: "responseTooLarge"
         case .transport: "transport"
         case .cacheIO: "cacheIO"
+        case .timedOut: "timedOut"
+        case .fileAccess: "fileAccess"
+        case .decompressedResponseTooLarge: "decompressedResponseTooLarge"
         }
     }
 }

@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+import WebImage
+import WebImageTesting
+
+/// SPEC R-2: the total deadline of a download and of a load, beside the idle timeout.
+@Suite("Deadlines: download total, load total")
+struct DeadlineTests {
+    /// A response head, then a body of `count` bytes sent one byte per `interval`.
+    static func drip(count: Int, interval: TimeAmount) -> RawResponseServer.Script {
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: \(count)\r\n\r\n".utf8)
+        // The head goes out as the first piece; then one body byte a piece.
+        var bytes = head
+        bytes += [UInt8](repeating: 0x41, count: count)
+        return RawResponseServer.Script(bytes: bytes, pieceSize: 1, pieceInterval: interval)
+    }
+
+    @Test("Given a server dripping one byte a second (never idle for the 10 s timeout), then the download ends at its 2 s total deadline with timedOut(.download), long before the 120 s drip would finish")
+    func slowDripEndsAtTotalDeadline() async throws {
+        let server = RawResponseServer()
+        try await server.start()
+        // The head is ~70 bytes, so the whole response takes ~190 pieces × 1 s ≈ 190 s.
+        server.script("/drip", Self.drip(count: 120, interval: .seconds(1)))
+        var configuration = testDownloaderConfiguration()
+        configuration.downloadTimeout = 10
+        configuration.maximumDownloadDuration = 2
+        let downloader = ImageDownloader(configuration: configuration)
+        let start = ContinuousClock.now
+        let result = await loadFinal(downloader, server.url("/drip"))
+        let elapsed = start.duration(to: .now)
+        try await downloader.shutdown()
+        await server.shutdown()
+        guard case .failure(let error) = result else {
+            Issue.record("the drip download succeeded")
+            return
+        }
+        #expect(error.deadline == .download(seconds: 2), "got \(error)")
+        #expect(error.description.contains("total deadline of 2 s"))
+        #expect(!FailedURLList.shouldBlock(error), "a deadline is transient")
+        // Generous: the deadline is 2 s, the drip ~190 s. Only a missing deadline fails this.
+        #expect(elapsed < .seconds(60), "ended after \(elapsed)")
+    }
+
+    @Test("Given a server that sends nothing after the head, then the idle timeout ends the download with timedOut(.idle)")
+    func idleTimeoutIsNamed() async throws {
+        let server = RawResponseServer()
+        try await server.start()
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n".utf8)
+        server.script("/stall", RawResponseServer.Script(bytes: head, keepsConnection: true))
+        var configuration = testDownloaderConfiguration()
+        configuration.downloadTimeout = 0.5
+        configuration.maximumDownloadDuration = 60
+        let downloader = ImageDownloader(configuration: configuration)
+        let result = await loadFinal(downloader, server.url("/stall"))
+        try await downloader.shutdown()
+        await server.shutdown()
+        guard case .failure(let error) = result else {
+            Issue.record("the stalled download succeeded")
+            return
+        }
+        #expect(error.deadline == .idle(seconds: 0.5), "got \(error)")
+    }
+
+    @Test("Given a per-load deadline and a decode held at a gate, then the load ends with timedOut(.load) while the decode is still held")
+    func loadDeadlineEndsGatedDecode() async throws {
+        let coder = GatedTestCoder()
+        let coders = CodersManager(coders: [coder])
+        var configuration = testDownloaderConfiguration()
+        configuration.coders = coders
+        try await withServerAndDownloader(configuration: configuration) { server, downloader in
+            server.route("/gated", .ok(GatedTestCoder.payload))
+            let (manager, _) = ManagerFixtures.manager(loader: downloader)
+            var context = WebImageContext()
+            context.imageCoders = coders
+            context.maximumLoadDuration = 0.5
+            let outcome = Recorder<Result<ImageResult, WebImageError>>()
+            manager.loadImage(with: server.url("/gated"), options: [.fromLoaderOnly], context: context) { outcome.append($0) }
+            // Hang guard only: the decode never finishes before the gate opens, so the only way
+            // for the load to end is its deadline.
+            let ended = await eventually(within: 60) { outcome.count == 1 }
+            let decodeWasHeld = coder.startedCount == 1 && !coder.isOpen
+            coder.open()
+            #expect(ended)
+            #expect(decodeWasHeld, "the load ended while the decode was held")
+            guard case .failure(let error)? = outcome.values.first else {
+                Issue.record("the gated load did not fail: \(String(describing: outcome.values.first))")
+                return
+            }
+            #expect(error.deadline == .load(seconds: 0.5), "got \(error)")
+            #expect(error.description.contains("decode and transform"))
+            #expect(!manager.failedURLs.contains(server.url("/gated")))
+        }
+    }
+}
+
+/// A coder for bytes starting with `GATE` whose decode waits until ``open()`` (60 s hang guard)
+/// and then returns a 1×1 image.
+final class GatedTestCoder: ImageCoder {
+    static let payload = Data("GATE-image".utf8)
+    private let gate = DispatchSemaphore(value: 0)
+    private let state = Mutex((started: 0, open: false))
+
+    var startedCount: Int { state.withLock { $0.started } }
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    func open() {
+        state.withLock { $0.open = true }
+        gate.signal()
+    }
+
+    func canDecode(_ data: Data) -> Bool { data.starts(with: Data("GATE".utf8)) }
+
+    func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        state.withLock { $0.started += 1 }
+        _ = gate.wait(timeout: .now() + 60)
+        return Image(pixels: PixelBuffer(width: 1, height: 1, bytes: [0, 0, 0, 255]), format: .unknown, hasAlpha: false)
+    }
+}
+
+extension WebImageError {
+    /// The deadline of a `timedOut` error.
+    var deadline: Deadline? {
+        if case .timedOut(let deadline) = self { return deadline }
+        return nil
+    }
+}
