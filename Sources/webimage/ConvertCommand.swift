@@ -42,6 +42,8 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For URLs: seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
+    @OptionGroup var maxTime: MaxTimeOption
+
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
 
@@ -82,9 +84,10 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.encodeOptions.keepAnimation = !firstFrame
         conversion.transformer = try transform.makeTransformer()
 
+        let started = ContinuousClock.now
         let data: Data
         if InputLoader.url(input) != nil {
-            let loader = InputLoader(timeout: timeout)
+            let loader = InputLoader(timeout: timeout, maxTime: maxTime)
             do {
                 data = try await loader.data(for: input)
                 await loader.shutdown()
@@ -95,14 +98,18 @@ struct ConvertCommand: AsyncParsableCommand {
             }
         } else {
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: input))
+                data = try LocalFile.read(input)
             } catch {
-                Console.error("cannot read \(input): \(error.localizedDescription)")
+                Console.error("cannot read \(error.description)")
                 throw ExitCode.failure
             }
         }
         do {
-            let result = try conversion.convert(data, to: URL(fileURLWithPath: output))
+            let destination = URL(fileURLWithPath: output)
+            let conversion = conversion
+            let result = try await maxTime.run(started: started) { deadline in
+                try conversion.convert(data, to: destination, mayCommit: deadline.claimCommit)
+            }
             let image = result.image
             Console.out(
                 "\(input) → \(output): \(format) \(image.width)x\(image.height), "

@@ -14,9 +14,11 @@ final class InputLoader: Sendable {
     private let loaders: LoadersManager
 
     /// - Parameter timeout: seconds a connection may wait for the server (to connect or between bytes).
-    init(timeout: Double = 30) {
+    /// - Parameter maxTime: `--max-time`: each download's total deadline.
+    init(timeout: Double = 30, maxTime: MaxTimeOption = MaxTimeOption()) {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = timeout
+        maxTime.apply(to: &configuration)
         downloader = ImageDownloader(configuration: configuration)
         loaders = LoadersManager(loaders: [LocalImageLoader(), downloader])
     }
@@ -35,11 +37,7 @@ final class InputLoader: Sendable {
     ///   `responseTooLarge`, …), or `cacheIO` when a path cannot be read.
     func data(for input: String) async throws(WebImageError) -> Data {
         guard let url = Self.url(input) else {
-            do {
-                return try Data(contentsOf: URL(fileURLWithPath: input), options: .mappedIfSafe)
-            } catch {
-                throw .cacheIO(reason: "cannot read \(input): \(error.localizedDescription)")
-            }
+            return try LocalFile.read(input)
         }
         let once = Mutex(false)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, WebImageError>, Never>) in
