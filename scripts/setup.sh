@@ -6,8 +6,10 @@ set -euo pipefail
 # Codec libraries (headers + shared objects) the system-library targets link against.
 BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev pkg-config)
 # What the tests run besides the build: `script` (util-linux, package bsdutils) drives the
-# terminal tests on a pseudo-terminal.
-TEST_PACKAGES=(bsdutils)
+# terminal tests on a pseudo-terminal; GNU `time` (package time) reports a child's own peak RSS
+# for the decode-budget tests (a child spawned straight from the big test process would
+# inherit the test process's high-water mark across exec).
+TEST_PACKAGES=(bsdutils time)
 
 missing=()
 for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do

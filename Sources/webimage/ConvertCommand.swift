@@ -114,6 +114,9 @@ struct ConvertCommand: AsyncParsableCommand {
             Console.out(
                 "\(input) → \(output): \(format) \(image.width)x\(image.height), "
                     + "\(image.frames.count) frame\(image.frames.count == 1 ? "" : "s"), \(result.bytes) bytes")
+        } catch WebImageError.fileAccess(let path, let reason) {
+            Console.error("\(path): \(reason)")
+            throw ExitCode.failure
         } catch {
             Console.error("\(input): \(ImageReport.message(for: error))")
             throw ExitCode.failure

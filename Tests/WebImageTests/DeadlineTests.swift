@@ -127,3 +127,46 @@ extension WebImageError {
         return nil
     }
 }
+
+/// SPEC R-4 on the downloader: a compressed body over the size limit says so.
+@Suite("Honest download errors (R-4)")
+struct HonestDownloadErrorTests {
+    /// A gzip member holding `count` zero bytes in one stored deflate block.
+    static func gzipOfZeros(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
+        bytes += [0x01, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+        bytes += [UInt8](repeating: 0, count: count)
+        var crc: UInt32 = 0xFFFF_FFFF
+        for _ in 0..<count {
+            crc ^= 0
+            for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        let size = UInt32(count)
+        for value in [crc, size] { bytes += (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        return bytes
+    }
+
+    @Test("Given a gzip body that expands past maximumResponseSize, then the error says the compressed body is over the limit")
+    func gzipOverLimit() async throws {
+        let server = RawResponseServer()
+        try await server.start()
+        let body = Self.gzipOfZeros(60_000)
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n".utf8)
+        server.script("/bomb", RawResponseServer.Script(bytes: head + body))
+        var configuration = testDownloaderConfiguration()
+        configuration.maximumResponseSize = 1_000
+        let downloader = ImageDownloader(configuration: configuration)
+        let result = await loadFinal(downloader, server.url("/bomb"))
+        try await downloader.shutdown()
+        await server.shutdown()
+        guard case .failure(let error) = result else {
+            Issue.record("the gzip bomb loaded")
+            return
+        }
+        #expect(error.code == "decompressedResponseTooLarge", "got \(error)")
+        #expect(
+            error.description == "the server's gzip-compressed body expands to more than the response size limit of 1000 bytes",
+            "got \(error.description)")
+    }
+}
