@@ -76,3 +76,47 @@ struct HonestErrorCommandTests {
         #expect(result.stdout.contains("--max-time <seconds>"), "\(command) --help: \(result.stdout)")
     }
 }
+
+/// SPEC R-4: codec libraries print nothing of their own.
+@Suite("webimage keeps codec libraries' output off standard error")
+struct CodecOutputCommandTests {
+    /// Damaged JPEG XL files made from the corpus's: its container header followed by garbage
+    /// (libjxl: "invalid signature"), and its first 300 bytes ("missing input"). Debian's
+    /// libjxl prints such `./lib/jxl/…` lines to stderr.
+    static func damaged() throws -> [(String, Data)] {
+        let whole = try Corpus.data("sdwebimage/TestHDR.jxl")
+        let garbage = Data((0..<400).map { UInt8(($0 * 37 + 11) & 0xFF) })
+        return [("garbage.jxl", whole.prefix(40) + garbage), ("truncated.jxl", whole.prefix(300))]
+    }
+
+    @Test(
+        "Given damaged JPEG XL files, when info and convert run, then standard error holds only the tool's own error lines",
+        .enabled(if: Corpus.isAvailable))
+    func damagedJXL() async throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, data) in try Self.damaged() {
+            let file = directory.appendingPathComponent(name)
+            try data.write(to: file)
+            for arguments in [["convert", file.path, directory.appendingPathComponent("o.png").path], ["info", "--decode", file.path]] {
+                let result = try await CLIRunner.run(arguments)
+                #expect(result.status != 0, "\(arguments)")
+                #expect(!result.stderr.contains("lib/jxl"), "\(arguments): \(result.stderr)")
+                for line in result.stderr.split(separator: "\n") { #expect(line.hasPrefix("error:"), "\(arguments): \(line)") }
+            }
+        }
+    }
+
+    @Test(
+        "Given WEBIMAGE_LOG_LEVEL=debug, then the dropped codec lines are shown, marked as the codec library's",
+        .enabled(if: Corpus.isAvailable))
+    func debugShowsCodecLines() async throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("garbage.jxl")
+        try Self.damaged()[0].1.write(to: file)
+        let result = try await CLIRunner.run(["convert", file.path, directory.appendingPathComponent("o.png").path], environment: ["WEBIMAGE_LOG_LEVEL": "debug"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("codec library: ./lib/jxl/"), "stderr: \(result.stderr)")
+    }
+}
