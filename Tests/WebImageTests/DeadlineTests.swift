@@ -170,3 +170,40 @@ struct HonestDownloadErrorTests {
             "got \(error.description)")
     }
 }
+
+/// SPEC R-3 through the pipeline: the per-load decoded-bytes budget (a context value).
+@Suite("Per-load decoded-bytes budget (R-3)")
+struct LoadBudgetTests {
+    /// A 64×64 still GIF (16 KiB decoded) as a data: URL.
+    static let gifURL: URL = {
+        var bytes: [UInt8] = Array("GIF89a".utf8) + [64, 0, 64, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255]
+        bytes += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B]
+        return URL(string: "data:image/gif;base64," + Data(bytes).base64EncodedString())!
+    }()
+
+    @Test("Given maximumDecodedBytes, then it lowers the decode budget and never raises it")
+    func contextLowersBudget() {
+        var context = WebImageContext()
+        context.maximumDecodedBytes = 1_000
+        #expect(context.decodeOptions(for: []).limits.maxDecodedBytes == 1_000)
+        context.maximumDecodedBytes = Int.max
+        #expect(context.decodeOptions(for: []).limits.maxDecodedBytes == DecodeLimits.default.maxDecodedBytes)
+    }
+
+    @Test("Given a load whose budget is below the image's decoded size, then it fails with imageTooLarge before decoding; with room it loads")
+    func loadOverBudget() async throws {
+        let loader = LocalImageLoader()
+        var tight = WebImageContext()
+        tight.maximumDecodedBytes = 64 * 64 * 4 - 1
+        let refused = await loadFinal(loader, Self.gifURL, context: tight)
+        guard case .failure(.imageTooLarge(let reason)) = refused else {
+            Issue.record("expected imageTooLarge, got \(refused)")
+            return
+        }
+        #expect(reason.contains("decoding a 64x64 image needs 16 KiB"), "\(reason)")
+        var roomy = WebImageContext()
+        roomy.maximumDecodedBytes = 1024 * 1024
+        let loaded = await loadFinal(loader, Self.gifURL, context: roomy)
+        #expect((try? loaded.get().image?.width) == 64)
+    }
+}

@@ -15,6 +15,7 @@ struct ReadmeConfigurationTests {
         downloads.maxConcurrentDownloads = 8
         downloads.executionOrder = .lifo
         downloads.downloadTimeout = 30
+        downloads.maximumDownloadDuration = 60
         downloads.maximumResponseSize = 16 << 20
         downloads.setValue("my-app/1.0", forHeader: "User-Agent")
         downloads.resumableDataCapacity = 0
@@ -29,12 +30,18 @@ struct ReadmeConfigurationTests {
         let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [LocalImageLoader(), downloader]))
         manager.callbackQueue = .current
 
+        var context = WebImageContext()
+        context.maximumLoadDuration = 20
+        context.maximumDecodedBytes = 64 << 20
+
         #expect(downloader.configuration.maxConcurrentDownloads == 8)
+        #expect(downloader.configuration.maximumDownloadDuration == 60)
+        #expect(context.decodeOptions(for: []).limits.maxDecodedBytes == 64 << 20)
         #expect(downloader.configuration.headers.filter { $0.name == "User-Agent" }.map(\.value) == ["my-app/1.0"])
         #expect(cache.memoryCache.configuration.costLimit == 256 << 20)
         #expect(cache.diskCache.directory == directory)
         // The manager loads through that loader and cache: a data: URL needs no network.
-        let result = try await manager.loadImage(with: URL(string: "data:image/png;base64," + Self.onePixelPNG)!)
+        let result = try await manager.loadImage(with: URL(string: "data:image/png;base64," + Self.onePixelPNG)!, context: context)
         #expect(result.image?.pixelSize == PixelSize(width: 1, height: 1))
         try await downloader.shutdown()
     }
