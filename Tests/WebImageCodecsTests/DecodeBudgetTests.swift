@@ -93,3 +93,36 @@ struct DecodeBudgetTests {
         }
     }
 }
+
+/// The budget counts what a decoder that shrinks while decoding really allocates.
+@Suite("Decode budget with shrink-on-load (R-3)")
+struct DecodeBudgetShrinkTests {
+    @Test(
+        "Given a 5250×3450 JPEG (69 MiB decoded) and a 10 MiB budget, then a full decode is refused and a DCT-scaled thumbnail decodes",
+        .enabled(if: Corpus.isAvailable))
+    func jpegThumbnailWithinBudget() throws {
+        let data = try Corpus.data("sdwebimage/TestImageLarge.jpg")
+        guard CodersManager.shared.canDecode(data) else { return }
+        var options = DecodeOptions()
+        options.limits.maxDecodedBytes = 10 << 20
+        #expect(DecodeBudgetTests.reason { _ = try CodersManager.shared.decode(data, options: options) }?
+            .contains("needs 69 MiB; the decoded-bytes budget is 10 MiB") == true)
+        options.thumbnailPixelSize = PixelSize(width: 256, height: 256)
+        let thumbnail = try CodersManager.shared.decode(data, options: options)
+        #expect(max(thumbnail.width, thumbnail.height) == 256)
+    }
+
+    @Test("Given the split check, then the pixel limit applies to the canvas and the budget to the allocation")
+    func splitCheck() throws {
+        var limits = DecodeLimits()
+        limits.maxDecodedBytes = 1_000
+        try limits.check(canvas: PixelSize(width: 1_000, height: 1_000), allocating: PixelSize(width: 10, height: 10))
+        #expect(throws: WebImageError.self) {
+            try limits.check(canvas: PixelSize(width: 1_000, height: 1_000), allocating: PixelSize(width: 16, height: 16))
+        }
+        limits.maxPixelCount = 100
+        #expect(throws: WebImageError.self) {
+            try limits.check(canvas: PixelSize(width: 1_000, height: 1_000), allocating: PixelSize(width: 1, height: 1))
+        }
+    }
+}

@@ -14,7 +14,8 @@ public struct DecodeLimits: Sendable, Hashable {
     /// The decoded-bytes budget of one image (SPEC R-3): what a full decode will allocate for
     /// its pixels, every frame and the composited canvas of an animation included, at 4 bytes a
     /// pixel. Checked from the header before pixel memory is allocated, and again while frames
-    /// are produced. Default 256 MiB: an 8192×8192 still, or 1,024 frames of 256×256; the
+    /// are produced. Decoders that shrink while decoding (JPEG, WebP stills) count the size they
+    /// allocate, so a thumbnail of a large photo stays within it. Default 256 MiB: an 8192×8192 still, or 1,024 frames of 256×256; the
     /// largest image of the project's corpus needs 92 MiB. Lazy frame access
     /// (``AnimatedImageSource``) holds one or two canvases and is checked per canvas only.
     public var maxDecodedBytes: Int = 256 * 1024 * 1024
@@ -33,6 +34,13 @@ public struct DecodeLimits: Sendable, Hashable {
     /// ``maxDecodedBytes``, and
     /// `badImageData` when a dimension is zero or negative.
     public func check(canvas size: PixelSize) throws {
+        try check(canvas: size, allocating: size)
+    }
+
+    /// ``check(canvas:)`` for a decoder that shrinks while decoding (JPEG's DCT scaling, WebP's
+    /// scaled decode): the pixel limit applies to the canvas as stored, the decoded-bytes budget
+    /// to the `allocated` size the decoder really produces.
+    public func check(canvas size: PixelSize, allocating allocated: PixelSize) throws {
         guard size.width > 0, size.height > 0 else {
             throw WebImageError.badImageData(reason: "invalid dimensions \(size)")
         }
@@ -40,7 +48,7 @@ public struct DecodeLimits: Sendable, Hashable {
             throw WebImageError.imageTooLarge(
                 reason: "\(size) is \(size.pixelCount) pixels; the limit is \(maxPixelCount)")
         }
-        try checkBudget(frames: 1, of: size)
+        try checkBudget(frames: 1, of: allocated)
     }
 
     /// Throws `imageTooLarge` when decoding `frames` frames of `size` (plus `extraCanvases`
