@@ -70,6 +70,24 @@ struct HonestErrorCommandTests {
         #expect(result.stderr.contains("total deadline of 2 s"), "stderr: \(result.stderr)")
     }
 
+    @Test(
+        "Given a local 18 MP JPEG and --max-time 0.001, when convert and info --decode run, then both report the total deadline and convert leaves no output",
+        .enabled(if: Corpus.isAvailable))
+    func maxTimeCoversLocalDecode() async throws {
+        let input = Corpus.url("sdwebimage/TestImageLarge.jpg").path
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.png")
+        let convert = try await CLIRunner.run(["convert", input, output.path, "--max-time", "0.001"])
+        #expect(convert.status != 0)
+        #expect(convert.stderr.contains("total deadline of 0.001 s"), "stderr: \(convert.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        let info = try await CLIRunner.run(["info", "--decode", "--json", input, "--max-time", "0.001"])
+        #expect(info.status != 0)
+        let object = try InfoCommandTests.jsonObjects(info.stdout).first
+        #expect((object?["error"] as? String)?.contains("total deadline of 0.001 s") == true, "stdout: \(info.stdout)")
+    }
+
     @Test("Given --help, then fetch, prefetch, info and convert document --max-time", arguments: ["fetch", "prefetch", "info", "convert"])
     func maxTimeHelp(command: String) async throws {
         let result = try await CLIRunner.run([command, "--help"])
