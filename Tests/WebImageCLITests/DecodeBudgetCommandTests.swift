@@ -15,11 +15,22 @@ struct DecodeBudgetCommandTests {
         return (url, directory)
     }
 
+    /// ``file(_:_:)`` with the bytes made by `make` on a thread of its own: building the
+    /// 9400×9400 PNG bit by bit takes seconds in a debug build, which must not hold one of the
+    /// few threads of the shared concurrency pool that every other async test (and the
+    /// loopback servers' handlers) runs on.
+    static func file(_ name: String, making make: @escaping @Sendable () -> Data) async throws -> (URL, URL) {
+        let data = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: make()) }.start()
+        }
+        return try file(name, data)
+    }
+
     @Test(
         "Given a 94 KB GIF of 4,096 frames of 1×1 on a 256×256 canvas, when info --decode runs, then every frame decodes one at a time under 100 MB peak RSS",
         .enabled(if: PeakMemoryRunner.isAvailable))
     func manyFrameGIFInfo() async throws {
-        let (gif, directory) = try Self.file("frames.gif", BombFixtures.manyFrameGIF())
+        let (gif, directory) = try await Self.file("frames.gif") { BombFixtures.manyFrameGIF() }
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await PeakMemoryRunner.run(["info", "--decode", "--json", gif.path])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
@@ -35,7 +46,7 @@ struct DecodeBudgetCommandTests {
         "Given the 4,096-frame GIF, when converted, then the default decoded-bytes budget refuses it with an error that says so, under 300 MB peak RSS",
         .enabled(if: PeakMemoryRunner.isAvailable), arguments: ["gif", "webp", "png"])
     func manyFrameGIFConvert(format: String) async throws {
-        let (gif, directory) = try Self.file("frames.gif", BombFixtures.manyFrameGIF())
+        let (gif, directory) = try await Self.file("frames.gif") { BombFixtures.manyFrameGIF() }
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.\(format)")
         let result = try await PeakMemoryRunner.run(["convert", gif.path, output.path])
@@ -50,7 +61,7 @@ struct DecodeBudgetCommandTests {
     @Test("Given a 9400×9400 PNG (1.6 MB, under the pixel limit), when converted, then the budget refuses it clearly before allocating, under 300 MB peak RSS",
         .enabled(if: PeakMemoryRunner.isAvailable))
     func largeCanvasPNG() async throws {
-        let (png, directory) = try Self.file("big.png", BombFixtures.blackPNG())
+        let (png, directory) = try await Self.file("big.png") { BombFixtures.blackPNG() }
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.png")
         let result = try await PeakMemoryRunner.run(["convert", png.path, output.path])
@@ -64,7 +75,7 @@ struct DecodeBudgetCommandTests {
     @Test("Given the 4,096-frame GIF and --first-frame, when converted to PNG, then one frame is written",
         .enabled(if: PeakMemoryRunner.isAvailable))
     func manyFrameGIFFirstFrame() async throws {
-        let (gif, directory) = try Self.file("frames.gif", BombFixtures.manyFrameGIF())
+        let (gif, directory) = try await Self.file("frames.gif") { BombFixtures.manyFrameGIF() }
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("first.png")
         let result = try await PeakMemoryRunner.run(["convert", gif.path, output.path, "--first-frame"])

@@ -132,9 +132,11 @@ enum BombFixtures {
         bits.write(0b01, count: 2)  // fixed Huffman
         bits.writeHuffman(0b0011_0000, length: 8)  // literal 0
         var remaining = rawCount - 1
+        // Length code 285 (258 bytes) then distance code 0 (distance 1), as one 13-bit value in
+        // the stream's order.
+        let match = BitWriter.reversed(0b1100_0101, length: 8) | BitWriter.reversed(0, length: 5) << 8
         while remaining >= 258 {
-            bits.writeHuffman(0b1100_0101, length: 8)  // length code 285: 258 bytes
-            bits.writeHuffman(0, length: 5)  // distance code 0: distance 1
+            bits.write(match, count: 13)
             remaining -= 258
         }
         while remaining > 0 {
@@ -177,28 +179,32 @@ enum BombFixtures {
     /// Deflate's bit order: values LSB first, Huffman codes MSB first.
     struct BitWriter {
         var bytes: [UInt8] = []
-        private var current: UInt32 = 0
+        private var current: UInt64 = 0
         private var filled = 0
 
+        /// `count` (≤ 32) bits of `value`, least significant first.
         mutating func write(_ value: UInt32, count: Int) {
-            for bit in 0..<count { push((value >> UInt32(bit)) & 1) }
-        }
-
-        mutating func writeHuffman(_ code: UInt32, length: Int) {
-            for bit in stride(from: length - 1, through: 0, by: -1) { push((code >> UInt32(bit)) & 1) }
-        }
-
-        private mutating func push(_ bit: UInt32) {
-            current |= bit << UInt32(filled)
-            filled += 1
-            if filled == 8 {
-                bytes.append(UInt8(current))
-                current = 0
-                filled = 0
+            current |= UInt64(value & UInt32((UInt64(1) << count) - 1)) << UInt64(filled)
+            filled += count
+            while filled >= 8 {
+                bytes.append(UInt8(current & 0xFF))
+                current >>= 8
+                filled -= 8
             }
         }
 
+        mutating func writeHuffman(_ code: UInt32, length: Int) {
+            write(Self.reversed(code, length: length), count: length)
+        }
+
+        /// The low `length` bits of `code` in reverse order.
+        static func reversed(_ code: UInt32, length: Int) -> UInt32 {
+            var result: UInt32 = 0
+            for bit in 0..<length where code & (1 << UInt32(bit)) != 0 { result |= 1 << UInt32(length - 1 - bit) }
+            return result
+        }
+
         /// Pads the last byte.
-        var finished: [UInt8] { filled == 0 ? bytes : bytes + [UInt8(current)] }
+        var finished: [UInt8] { filled == 0 ? bytes : bytes + [UInt8(current & 0xFF)] }
     }
 }

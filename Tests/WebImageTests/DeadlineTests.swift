@@ -70,6 +70,9 @@ struct DeadlineTests {
         let coders = CodersManager(coders: [coder])
         var configuration = testDownloaderConfiguration()
         configuration.coders = coders
+        // A pool of its own: the held decode must not take a thread of the shared pool that
+        // other suites' decodes run on.
+        configuration.processingPool = ProcessingPool(name: "test.gated-decode", width: 1)
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             server.route("/gated", .ok(GatedTestCoder.payload))
             let (manager, _) = ManagerFixtures.manager(loader: downloader)
