@@ -37,11 +37,12 @@ struct ReadmeConfigurationTests {
         #expect(downloader.configuration.maxConcurrentDownloads == 8)
         #expect(downloader.configuration.maximumDownloadDuration == 60)
         #expect(context.decodeOptions(for: []).limits.maxDecodedBytes == 64 << 20)
+        #expect(context.maximumLoadDuration == 20)
         #expect(downloader.configuration.headers.filter { $0.name == "User-Agent" }.map(\.value) == ["my-app/1.0"])
         #expect(cache.memoryCache.configuration.costLimit == 256 << 20)
         #expect(cache.diskCache.directory == directory)
         // The manager loads through that loader and cache: a data: URL needs no network.
-        let result = try await manager.loadImage(with: URL(string: "data:image/png;base64," + Self.onePixelPNG)!, context: context)
+        let result = try await manager.loadImage(with: URL(string: "data:image/png;base64," + Self.onePixelPNG)!)
         #expect(result.image?.pixelSize == PixelSize(width: 1, height: 1))
         try await downloader.shutdown()
     }
