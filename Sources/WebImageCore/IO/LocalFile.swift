@@ -22,8 +22,10 @@ public enum LocalFile {
     ///
     /// The file is opened without blocking (a FIFO never waits for a writer) and checked on the
     /// open descriptor, so it cannot be swapped for something else between check and read.
-    /// - Parameter limit: the largest file read, in bytes; a larger one fails with
-    ///   `responseTooLarge(limit:)` before anything is read.
+    /// - Parameters:
+    ///   - path: the file's path.
+    ///   - limit: the largest file read, in bytes; a larger one fails with
+    ///     `responseTooLarge(limit:)` before anything is read.
     /// - Throws: ``WebImageError/fileAccess(path:reason:)`` naming what is wrong, or
     ///   `responseTooLarge`.
     public static func read(_ path: String, limit: Int64 = .max) throws(WebImageError) -> Data {
@@ -59,8 +61,11 @@ public enum LocalFile {
     /// - Throws: ``WebImageError/fileAccess(path:reason:)`` naming what is wrong (the directory
     ///   does not exist or does not accept new files, permission, a read-only file system, a
     ///   full disk, `path` is a directory).
-    /// - Parameter mayReplace: asked just before the rename; `false` removes the new file and
-    ///   throws `cancelled` (a deadline ran out).
+    /// - Parameters:
+    ///   - data: the bytes to write.
+    ///   - path: the file to create or replace.
+    ///   - mayReplace: asked just before the rename; `false` removes the new file and throws
+    ///     `cancelled` (a deadline ran out).
     public static func writeAtomically(
         _ data: Data, to path: String, mayReplace: (() -> Bool)? = nil
     ) throws(WebImageError) {
