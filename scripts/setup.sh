@@ -7,8 +7,10 @@ set -euo pipefail
 BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev libtiff-dev librsvg2-dev libpoppler-glib-dev pkg-config)
 # What the tests run besides the build: `script` (util-linux, package bsdutils) drives the
 # terminal tests on a pseudo-terminal; `stress-ng` keeps the CPUs busy for `make test-under-load`;
-# `rsvg-convert` (librsvg2-bin) renders the SVG references.
-TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin)
+# `rsvg-convert` (librsvg2-bin) renders the SVG references; GNU `time` (package time) reports a
+# child's own peak RSS for the decode-budget tests (a child spawned straight from the big test
+# process would inherit the test process's high-water mark across exec).
+TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin time)
 
 missing=()
 for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do

@@ -46,6 +46,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Address policy (URLs)")
     var addressPolicy: AddressPolicyOptions
+    @OptionGroup var maxTime: MaxTimeOption
 
     @Flag(name: .customLong("first-frame"), help: "Keep only the first frame of an animation.")
     var firstFrame = false
@@ -104,9 +105,10 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.encodeOptions.keepAnimation = !firstFrame
         conversion.transformer = try transform.makeTransformer()
 
+        let started = ContinuousClock.now
         let data: Data
         if InputLoader.url(input) != nil {
-            let loader = InputLoader(timeout: timeout, addressPolicy: addressPolicy.policy)
+            let loader = InputLoader(timeout: timeout, maxTime: maxTime, addressPolicy: addressPolicy.policy)
             do {
                 data = try await loader.data(for: input)
                 await loader.shutdown()
@@ -117,18 +119,25 @@ struct ConvertCommand: AsyncParsableCommand {
             }
         } else {
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: input))
+                data = try LocalFile.read(input)
             } catch {
-                Console.error("cannot read \(input): \(error.localizedDescription)")
+                Console.error("cannot read \(error.description)")
                 throw ExitCode.failure
             }
         }
         do {
-            let result = try conversion.convert(data, to: URL(fileURLWithPath: destination))
+            let target = URL(fileURLWithPath: destination)
+            let conversion = conversion
+            let result = try await maxTime.run(started: started) { deadline in
+                try conversion.convert(data, to: target, mayCommit: deadline.claimCommit)
+            }
             let image = result.image
             Console.out(
                 "\(input) → \(output): \(format) \(image.width)x\(image.height), "
                     + "\(image.frames.count) frame\(image.frames.count == 1 ? "" : "s"), \(result.bytes) bytes")
+        } catch WebImageError.fileAccess(let path, let reason) {
+            Console.error("\(path): \(reason)")
+            throw ExitCode.failure
         } catch {
             Console.error("\(input): \(ImageReport.message(for: error))")
             throw ExitCode.failure

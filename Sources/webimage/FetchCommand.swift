@@ -159,7 +159,11 @@ struct FetchCommand: AsyncParsableCommand {
                 written += 1
             } catch {
                 failed = true
-                Console.error("\(urlString): cannot write: \(error)")
+                if case WebImageError.fileAccess(let path, let reason)? = error as? WebImageError {
+                    Console.error("\(urlString): \(path): \(reason)")
+                } else {
+                    Console.error("\(urlString): cannot write: \(error)")
+                }
             }
         }
         return (written, failed)
@@ -174,11 +178,7 @@ struct FetchCommand: AsyncParsableCommand {
             let urlExtension = OutputFileNames.sanitizedParts(of: value.url.lastPathComponent).ext
             let name = names.name(for: value.url, fileExtension: urlExtension ?? detected.fileExtension)
             let destination = try Self.destination(name, in: directory)
-            do {
-                try data.write(to: destination, options: .atomic)
-            } catch {
-                throw WebImageError.cacheIO(reason: "cannot write \(destination.path): \(error.localizedDescription)")
-            }
+            try LocalFile.writeAtomically(data, to: destination.path)
             return
         }
         guard let image = value.image else {

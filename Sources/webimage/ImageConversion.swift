@@ -2,7 +2,7 @@ import Foundation
 import WebImage
 
 /// Decode → encode → atomic write, shared by `webimage convert` and the demo's thumbnails.
-struct ImageConversion {
+struct ImageConversion: Sendable {
     var format: ImageFormat
     var decodeOptions = DecodeOptions()
     var encodeOptions = EncodeOptions()
@@ -11,7 +11,7 @@ struct ImageConversion {
     var coders: CodersManager = .shared
 
     /// What a conversion produced.
-    struct Result {
+    struct Result: Sendable {
         var image: Image
         var bytes: Int
     }
@@ -20,7 +20,9 @@ struct ImageConversion {
     /// atomically (a temporary file renamed into place, so a reader never sees half a file).
     /// - Throws: the decoder's or encoder's ``WebImageError``; `badImageData` when the transform
     ///   is impossible for this image; `cacheIO` when writing fails.
-    func convert(_ data: Data, to output: URL) throws -> Result {
+    /// - Parameter mayCommit: asked just before the output is renamed into place; `false`
+    ///   (`--max-time` ran out) drops the output and throws `cancelled`.
+    func convert(_ data: Data, to output: URL, mayCommit: (() -> Bool)? = nil) throws -> Result {
         var image = try coders.decode(data, options: decodeOptions)
         if let transformer {
             guard let transformed = transformer.transform(image, key: output.path) else {
@@ -29,17 +31,13 @@ struct ImageConversion {
             }
             image = transformed
         }
-        return try write(image, to: output)
+        return try write(image, to: output, mayCommit: mayCommit)
     }
 
     /// Encodes `image` as ``format`` and writes it to `output` atomically.
-    func write(_ image: Image, to output: URL) throws -> Result {
+    func write(_ image: Image, to output: URL, mayCommit: (() -> Bool)? = nil) throws -> Result {
         let encoded = try coders.encode(image, format: format, options: encodeOptions)
-        do {
-            try encoded.write(to: output, options: .atomic)
-        } catch {
-            throw WebImageError.cacheIO(reason: "cannot write \(output.path): \(error.localizedDescription)")
-        }
+        try LocalFile.writeAtomically(encoded, to: output.path, mayReplace: mayCommit)
         return Result(image: image, bytes: encoded.count)
     }
 }

@@ -72,6 +72,22 @@ struct ImageReport: Encodable {
         }
         guard decode, report.error == nil else { return report }
         let start = ContinuousClock.now
+        if !keepImage, report.animated == true, let frameCount = report.frames, frameCount > 1,
+            let animated = coders.animatedDecoder(for: data)
+        {
+            // SPEC R-3: an animation is decoded frame by frame through its lazy source, holding
+            // one or two canvases instead of every frame.
+            do {
+                let source = try animated.makeAnimatedSource(data, options: options)
+                for index in 0..<source.frameCount { _ = try source.frame(at: index) }
+                report.decodeMs = milliseconds(start.duration(to: .now))
+            } catch {
+                report.decodeMs = milliseconds(start.duration(to: .now))
+                report.record(error)
+                report.failedInDecode = true
+            }
+            return report
+        }
         do {
             let image = try coders.decode(data, options: options)
             report.decodeMs = milliseconds(start.duration(to: .now))
@@ -88,11 +104,16 @@ struct ImageReport: Encodable {
     /// Reads `path` and inspects it; a file that cannot be read gives a report with the error.
     static func inspect(path: String, decode: Bool) -> ImageReport {
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+            let data = try LocalFile.read(path)
             return inspect(data, file: path, decode: decode)
         } catch {
             var report = ImageReport(file: path, includesDecode: decode)
-            report.error = "cannot read file: \(error.localizedDescription)"
+            if case .fileAccess(_, let reason) = error {
+                report.error = "cannot read file: \(reason)"
+            } else {
+                report.error = "cannot read file: \(error.description)"
+            }
+            report.errorCode = error.code
             return report
         }
     }

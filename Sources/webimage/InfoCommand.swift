@@ -27,6 +27,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Address policy (URLs)")
     var addressPolicy: AddressPolicyOptions
+    @OptionGroup var maxTime: MaxTimeOption
 
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")
     var decode = false
@@ -39,7 +40,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         var anyFailed = false
-        let loader = InputLoader(timeout: timeout, addressPolicy: addressPolicy.policy)
+        let loader = InputLoader(timeout: timeout, maxTime: maxTime, addressPolicy: addressPolicy.policy)
         var reports: [ImageReport] = []
         for file in files {
             let report = await inspect(file, loader: loader)
@@ -56,14 +57,32 @@ struct InfoCommand: AsyncParsableCommand {
     /// Reads or loads `input` and inspects it; an input that cannot be read or loaded gives a
     /// report with the error.
     private func inspect(_ input: String, loader: InputLoader) async -> ImageReport {
-        guard InputLoader.url(input) != nil else { return ImageReport.inspect(path: input, decode: decode) }
+        let started = ContinuousClock.now
+        let decode = self.decode
+        guard InputLoader.url(input) != nil else {
+            return await timed(input, started: started) { _ in ImageReport.inspect(path: input, decode: decode) }
+        }
         do {
             let data = try await loader.data(for: input)
-            return ImageReport.inspect(data, file: input, decode: decode)
+            return await timed(input, started: started) { _ in ImageReport.inspect(data, file: input, decode: decode) }
         } catch {
             var report = ImageReport(file: input, includesDecode: decode)
             report.error = "cannot load: \(error.description)"
             report.errorCode = error.code
+            return report
+        }
+    }
+
+    /// `work` under `--max-time`: a report with the `timedOut` error when the deadline ran out.
+    private func timed(
+        _ input: String, started: ContinuousClock.Instant, _ work: @escaping @Sendable (MaxTimeOption.Deadline) -> ImageReport
+    ) async -> ImageReport {
+        do {
+            return try await maxTime.run(started: started, work)
+        } catch {
+            var report = ImageReport(file: input, includesDecode: decode)
+            report.error = ImageReport.message(for: error)
+            report.errorCode = (error as? WebImageError)?.code
             return report
         }
     }

@@ -15,10 +15,12 @@ final class InputLoader: Sendable {
 
     /// - Parameters:
     ///   - timeout: seconds a connection may wait for the server (to connect or between bytes).
+    ///   - maxTime: `--max-time`: each download's total deadline.
     ///   - addressPolicy: the addresses downloads may connect to (`--public-only`).
-    init(timeout: Double = 30, addressPolicy: AddressPolicy = .permissive) {
+    init(timeout: Double = 30, maxTime: MaxTimeOption = MaxTimeOption(), addressPolicy: AddressPolicy = .permissive) {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = timeout
+        maxTime.apply(to: &configuration)
         configuration.addressPolicy = addressPolicy
         downloader = ImageDownloader(configuration: configuration)
         loaders = LoadersManager(loaders: [LocalImageLoader(), downloader])
@@ -43,11 +45,7 @@ final class InputLoader: Sendable {
     ///   `responseTooLarge`, …), or `cacheIO` when a path cannot be read.
     func data(for input: String) async throws(WebImageError) -> Data {
         guard let url = Self.url(input) else {
-            do {
-                return try Data(contentsOf: URL(fileURLWithPath: input), options: .mappedIfSafe)
-            } catch {
-                throw .cacheIO(reason: "cannot read \(input): \(error.localizedDescription)")
-            }
+            return try LocalFile.read(input)
         }
         let once = Mutex(false)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, WebImageError>, Never>) in

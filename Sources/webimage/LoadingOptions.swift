@@ -14,6 +14,8 @@ struct LoadingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds a connection may wait for the server, to connect or between bytes.", valueName: "seconds"))
     var timeout = 15.0
 
+    @OptionGroup var maxTime: MaxTimeOption
+
     @Flag(help: "End with one JSON object summarising the run instead of a table.")
     var json = false
 
@@ -35,8 +37,18 @@ struct LoadingOptions: ParsableArguments {
         configuration.maxConcurrentDownloads = concurrency
         configuration.downloadTimeout = timeout
         configuration.addressPolicy = addressPolicy.policy
+        maxTime.apply(to: &configuration)
         let downloader = ImageDownloader(configuration: configuration)
         let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [LocalImageLoader(), downloader]))
+        if maxTime.maxTime != nil {
+            // Every load, whoever starts it (fetch's loop, prefetch's prefetcher), gets the deadline.
+            let seconds = maxTime.maxTime
+            manager.optionsProcessor = OptionsProcessorClosure { _, input in
+                var output = input
+                output.context.maximumLoadDuration = seconds
+                return output
+            }
+        }
         return LoadingPipeline(manager: manager, downloader: downloader)
     }
 }

@@ -59,9 +59,9 @@ struct PrefetchCommand: AsyncParsableCommand {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: source))
+                data = try LocalFile.read(source)
             } catch {
-                throw ValidationError("Cannot read \(source): \(error.localizedDescription)")
+                throw ValidationError("Cannot read \(error.description)")
             }
         }
         return String(decoding: data, as: UTF8.self)

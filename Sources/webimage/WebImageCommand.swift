@@ -11,9 +11,11 @@ struct WebImageCommand: AsyncParsableCommand {
         subcommands: [InfoCommand.self, ConvertCommand.self, DemoCommand.self, CacheCommand.self, FetchCommand.self, PrefetchCommand.self]
     )
 
-    /// Sets up logging (``ToolLogging``), then parses and runs the command.
+    /// Sets up logging (``ToolLogging``) and the codec-output filter (``CodecOutputFilter``),
+    /// then parses and runs the command.
     static func main() async {
         ToolLogging.bootstrap()
+        CodecOutputFilter.install()
         await main(nil)
     }
 }

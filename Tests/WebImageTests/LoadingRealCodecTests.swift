@@ -11,7 +11,7 @@ struct LoadingRealCodecTests {
         let bytes = try Corpus.data("jpeg-misc/progressive/3.jpg")
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = TestTimeouts.download
-        configuration.maximumRequestDuration = TestTimeouts.request
+        configuration.maximumDownloadDuration = TestTimeouts.request
         configuration.minimumProgressInterval = 0
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             // The first half (its first scans), then the rest once a partial image has arrived.
@@ -44,7 +44,7 @@ struct LoadingRealCodecTests {
         let bytes = try Corpus.data(path)
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = TestTimeouts.download
-        configuration.maximumRequestDuration = TestTimeouts.request
+        configuration.maximumDownloadDuration = TestTimeouts.request
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             server.route("/img", .ok(bytes))
             var context = WebImageContext()

@@ -181,7 +181,7 @@ struct LoadingRequestTests {
 
 @Suite("Local and chained loaders (D-1)")
 struct LoadingLocalTests {
-    @Test("Given a file URL, then the local loader decodes it without the network; a missing file fails")
+    @Test("Given a file URL, then the local loader decodes it without the network; a missing file or a directory fails saying so")
     func fileURL() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-loading-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -195,7 +195,14 @@ struct LoadingLocalTests {
         #expect(result.image?.width == 5)
         #expect(result.response == nil)
         let missing = await loadFinal(loader, directory.appendingPathComponent("none.raw"), context: rawContext())
-        #expect(missing.code == "invalidURL")
+        #expect(missing.code == "fileAccess")
+        if case .failure(let error) = missing { #expect(error.description.hasSuffix("none.raw: no such file")) }
+        let folder = await loadFinal(loader, directory, context: rawContext())
+        if case .failure(let error) = folder {
+            #expect(error.description.hasSuffix(": is a directory, not a regular file"), "\(error)")
+        } else {
+            Issue.record("a directory loaded")
+        }
     }
 
     @Test("Given data URLs, then base64 and percent-encoded payloads load; garbage fails typed")

@@ -101,7 +101,7 @@ struct LoadingResponseTests {
         }
     }
 
-    @Test("Given a short timeout and a server that holds its head back, then a transient timedOut transport error")
+    @Test("Given a short timeout and a server that holds its head back, then a transient timedOut error naming the idle timeout")
     func timeout() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 0.2
@@ -109,8 +109,13 @@ struct LoadingResponseTests {
             // Held until the client gives up (a gate that never opens), however slow the machine.
             server.route("/late", HTTPTestServer.Response.ok(image).with { $0.gate = HTTPTestServer.Gate() })
             let result = await loadFinal(downloader, server.url("/late"))
-            #expect(result.transportKind == .timedOut)
-            if case .failure(let error) = result { #expect(!downloader.shouldBlockFailedURL(server.url("/late"), error: error)) }
+            if case .failure(let error) = result {
+                #expect(error.deadline == .idle(seconds: 0.2), "got \(error)")
+                #expect(!downloader.shouldBlockFailedURL(server.url("/late"), error: error))
+                #expect(!FailedURLList.shouldBlock(error))
+            } else {
+                Issue.record("the late response succeeded")
+            }
         }
     }
 
@@ -245,7 +250,7 @@ struct LoadingResponseTests {
         let dead = port.url("/x")
         var configuration = testDownloaderConfiguration()
         configuration.downloadTimeout = 600
-        configuration.maximumRequestDuration = 600
+        configuration.maximumDownloadDuration = 600
         configuration.maxConcurrentDownloads = 2
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             server.route("/alive.raw", .ok(RawTestCoder.encode(width: 3, height: 2)))

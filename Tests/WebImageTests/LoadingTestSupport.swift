@@ -18,7 +18,7 @@ func rawContext() -> WebImageContext {
 enum TestTimeouts {
     /// ``ImageDownloaderConfiguration/downloadTimeout``.
     static let download: Double = 30
-    /// ``ImageDownloaderConfiguration/maximumRequestDuration``.
+    /// ``ImageDownloaderConfiguration/maximumDownloadDuration``.
     static let request: Double = 50
 }
 
@@ -26,7 +26,7 @@ enum TestTimeouts {
 func testDownloaderConfiguration() -> ImageDownloaderConfiguration {
     var configuration = ImageDownloaderConfiguration()
     configuration.downloadTimeout = TestTimeouts.download
-    configuration.maximumRequestDuration = TestTimeouts.request
+    configuration.maximumDownloadDuration = TestTimeouts.request
     configuration.coders = CodersManager(coders: [RawTestCoder()])
     return configuration
 }

@@ -18,7 +18,7 @@ struct ManagerEndToEndTests {
     func withPipeline(_ body: (HTTPTestServer, ImageManager, ImageCache, CountingLoader) async throws -> Void) async throws {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = TestTimeouts.download
-        configuration.maximumRequestDuration = TestTimeouts.request
+        configuration.maximumDownloadDuration = TestTimeouts.request
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let loader = CountingLoader(downloader)
             let (_, cache) = ManagerFixtures.manager(loader: loader)

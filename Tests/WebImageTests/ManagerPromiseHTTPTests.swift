@@ -16,7 +16,7 @@ struct ManagerPromiseHTTPTests {
     ) async throws {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = 30
-        configuration.maximumRequestDuration = 60
+        configuration.maximumDownloadDuration = 60
         configuration.minimumProgressInterval = 0
         configuration.coders = coders
         configuration.decompression = decompression

@@ -15,6 +15,7 @@ struct ReadmeConfigurationTests {
         downloads.maxConcurrentDownloads = 8
         downloads.executionOrder = .lifo
         downloads.downloadTimeout = 30
+        downloads.maximumDownloadDuration = 60
         downloads.maximumResponseSize = 16 << 20
         downloads.setValue("my-app/1.0", forHeader: "User-Agent")
         downloads.resumableDataCapacity = 0
@@ -29,7 +30,14 @@ struct ReadmeConfigurationTests {
         let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [LocalImageLoader(), downloader]))
         manager.callbackQueue = .current
 
+        var context = WebImageContext()
+        context.maximumLoadDuration = 20
+        context.maximumDecodedBytes = 64 << 20
+
         #expect(downloader.configuration.maxConcurrentDownloads == 8)
+        #expect(downloader.configuration.maximumDownloadDuration == 60)
+        #expect(context.decodeOptions(for: []).limits.maxDecodedBytes == 64 << 20)
+        #expect(context.maximumLoadDuration == 20)
         #expect(downloader.configuration.headers.filter { $0.name == "User-Agent" }.map(\.value) == ["my-app/1.0"])
         #expect(cache.memoryCache.configuration.costLimit == 256 << 20)
         #expect(cache.diskCache.directory == directory)

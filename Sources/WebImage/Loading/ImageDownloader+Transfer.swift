@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOSSL
 import Synchronization
 
@@ -43,7 +44,7 @@ extension ImageDownloader {
         emit(.started(url: setup.key.url))
         // A revalidation asks whether the cached copy is current; it never continues a body.
         let resumed = setup.key.validators == nil ? resumableData.take(for: setup.key.url) : nil
-        let duration = TimeAmount.milliseconds(Int64(max(0.001, configuration.maximumRequestDuration) * 1000))
+        let duration = TimeAmount.milliseconds(Int64(max(0.001, configuration.maximumDownloadDuration) * 1000))
         send(id, setup: setup, record: record, resuming: resumed, deadline: .now() + duration)
     }
 
@@ -58,7 +59,7 @@ extension ImageDownloader {
     /// a new connection (`attempt` 1), as browsers and URLSession do: a server may close an
     /// idle keep-alive connection just as the pool hands it to the next request, and the
     /// request then fails through no fault of the resource. Every attempt shares the download's
-    /// one deadline (``ImageDownloaderConfiguration/maximumRequestDuration``).
+    /// one deadline (``ImageDownloaderConfiguration/maximumDownloadDuration``).
     private func send(
         _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, resuming resumed: ResumableDataStore.Entry?,
         deadline: NIODeadline, attempt: Int = 0
@@ -99,7 +100,31 @@ extension ImageDownloader {
             }
             self.completeTransfer(
                 id, setup: setup, record: record,
-                result.mapError { self.egressFailure($0, hop: delegate.currentHopURL) ?? TransportErrorMapping.mapTransferFailure($0) })
+                result.mapError { error -> any Error in
+                    if let refused = self.egressFailure(error, hop: delegate.currentHopURL) { return refused }
+                    return self.mapTransferFailure(error, record: record)
+                })
+        }
+    }
+
+    /// A transfer's failure as callers see it: the idle timeout and the total deadline become
+    /// ``/WebImageCore/WebImageError/timedOut(_:)`` naming the deadline and its length (SPEC R-2);
+    /// the rest goes through ``TransportErrorMapping/mapTransferFailure(_:)``.
+    func mapTransferFailure(_ error: any Error, record: DownloadRecord) -> any Error {
+        switch error as? HTTPClientError {
+        case .deadlineExceeded?:
+            return WebImageError.timedOut(.download(seconds: configuration.maximumDownloadDuration))
+        case .readTimeout?, .connectTimeout?:
+            return WebImageError.timedOut(.idle(seconds: configuration.downloadTimeout))
+        default:
+            if let decompression = error as? NIOHTTPDecompression.DecompressionError, decompression == .limit {
+                let encoding = record.response?.value(forHeader: "Content-Encoding")?.lowercased() ?? "gzip"
+                return WebImageError.decompressedResponseTooLarge(encoding: encoding, limit: configuration.maximumResponseSize)
+            }
+            if case .connectTimeout? = error as? ChannelError {
+                return WebImageError.timedOut(.idle(seconds: configuration.downloadTimeout))
+            }
+            return TransportErrorMapping.mapTransferFailure(error)
         }
     }
 

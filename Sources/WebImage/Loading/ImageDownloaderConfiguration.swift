@@ -16,10 +16,25 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// FIFO (default) or LIFO within one priority.
     public var executionOrder: ExecutionOrder = .fifo
     /// Idle timeout in seconds: the longest wait for the connection, the response head or the
-    /// next body bytes (default 15 s, SDWebImage's `downloadTimeout`).
+    /// next body bytes (default 15 s, SDWebImage's `downloadTimeout`). It is not a total: see
+    /// ``maximumDownloadDuration``. Running out fails with
+    /// ``/WebImageCore/WebImageError/timedOut(_:)`` naming
+    /// ``/WebImageCore/WebImageError/Deadline/idle(seconds:)``.
     public var downloadTimeout: Double = 15
-    /// Upper bound in seconds on one whole request including the body (default 300 s).
-    public var maximumRequestDuration: Double = 300
+    /// The total deadline of one download in seconds, beside the idle ``downloadTimeout``
+    /// (default 300 s; SPEC R-2): connecting, the response head, every body byte, redirects and
+    /// the one stale-connection retry all count. A server that sends a byte now and then (never
+    /// idle long enough for ``downloadTimeout``) is cut off here, and the download fails with
+    /// ``/WebImageCore/WebImageError/timedOut(_:)`` naming
+    /// ``/WebImageCore/WebImageError/Deadline/download(seconds:)``. Services whose URLs come
+    /// from strangers should lower it (`webimage --max-time` sets it).
+    public var maximumDownloadDuration: Double = 300
+    /// The former name of ``maximumDownloadDuration``.
+    @available(*, deprecated, renamed: "maximumDownloadDuration")
+    public var maximumRequestDuration: Double {
+        get { maximumDownloadDuration }
+        set { maximumDownloadDuration = newValue }
+    }
     /// Redirects followed before failing with `tooManyRedirects` (default 10); cycles fail at
     /// once.
     public var maximumRedirects: Int = 10

@@ -69,21 +69,7 @@ public final class LocalImageLoader: ImageLoader {
 
     static func read(_ url: URL, limit: Int64) throws -> Data {
         if url.scheme?.lowercased() == "data" { return try decodeDataURL(url.absoluteString, limit: limit) }
-        let path = url.path
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw WebImageError.invalidURL("no readable file at \(path)")
-        }
-        if let size = (attributes[.size] as? NSNumber)?.int64Value, size > limit {
-            throw WebImageError.responseTooLarge(limit: limit)
-        }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        } catch {
-            throw WebImageError.invalidURL("cannot read \(path): \(error)")
-        }
+        return try LocalFile.read(url.path, limit: limit)
     }
 
     /// Decodes `data:[<mediatype>][;base64],<payload>`.

@@ -45,7 +45,7 @@ public final class FailedURLList: Sendable {
     /// errors and the list's own `blackListed` never do.
     public static func shouldBlock(_ error: WebImageError) -> Bool {
         switch error {
-        case .cancelled, .blackListed, .cacheNotModified:
+        case .cancelled, .blackListed, .cacheNotModified, .timedOut:
             return false
         case .transport(let transport):
             return !transport.isTransient

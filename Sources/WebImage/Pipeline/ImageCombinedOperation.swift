@@ -59,6 +59,13 @@ final class ImageCombinedOperation: ImageOperation {
     var hasEnded: Bool { state.withLock { $0.ended } }
 
     func cancel() {
+        stop(with: .cancelled)
+    }
+
+    /// Stops the load as ``cancel()`` does, but ends it with `error` (a load deadline ran out,
+    /// SPEC R-2): the cache query and the loader token are cancelled, work still running (a
+    /// decode, a transform) is abandoned and its result ignored.
+    func stop(with error: WebImageError) {
         deliveryLock.lock()
         let (tokens, deliver) = state.withLock { state -> ((ImageCacheToken?, (any ImageLoaderToken)?), Bool) in
             guard !state.cancelled else { return ((nil, nil), false) }
@@ -75,7 +82,7 @@ final class ImageCombinedOperation: ImageOperation {
         tokens.1?.cancel()
         if deliver {
             let completion = self.completion
-            queue.execute { completion(.failure(.cancelled)) }
+            queue.execute { completion(.failure(error)) }
             onEnd(self)
         }
     }

@@ -106,6 +106,7 @@ extension ImageManager {
             ended?()
         }
         register(operation)
+        scheduleLoadDeadline(request.context.maximumLoadDuration, for: operation)
         // A preview left in memory by a download of the same image still going on: shown
         // first, while this load goes on (Nuke's previews in memory).
         if let preview = memoryPreview(request) {

@@ -69,6 +69,8 @@ private enum QueryCacheTypeKey: WebImageContextKey { typealias Value = ImageCach
 private enum StoreCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
 private enum OriginalQueryCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
 private enum OriginalStoreCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
+private enum MaximumLoadDurationKey: WebImageContextKey { typealias Value = Double }
+private enum MaximumDecodedBytesKey: WebImageContextKey { typealias Value = Int }
 
 extension WebImageContext {
     /// The key under which a display target registers the load (default: the target's type).
@@ -118,9 +120,34 @@ extension WebImageContext {
         set { self[OriginalStoreCacheTypeKey.self] = newValue }
     }
 
+    /// The total deadline of the load in seconds (SPEC R-2): cache query, download, decode and
+    /// transform together. When it runs out the load ends with
+    /// ``/WebImageCore/WebImageError/timedOut(_:)`` naming
+    /// ``/WebImageCore/WebImageError/Deadline/load(seconds:)``, its download is cancelled, and a
+    /// decode or transform still running is abandoned (its result is dropped). `nil` (default)
+    /// or a value that is not a positive finite number: no load deadline (the downloader's own
+    /// deadlines still apply).
+    public var maximumLoadDuration: Double? {
+        get { self[MaximumLoadDurationKey.self] }
+        set { self[MaximumLoadDurationKey.self] = newValue }
+    }
+
+    /// The decoded-bytes budget of this load (SPEC R-3): what decoding may allocate for the
+    /// image, all frames and composited canvases included. It lowers, never raises,
+    /// ``/WebImageCore/DecodeLimits/maxDecodedBytes`` of the decode; over it the load fails
+    /// with ``/WebImageCore/WebImageError/imageTooLarge(reason:)`` before pixel memory is
+    /// allocated. `nil` (default): the decode limits' own budget.
+    public var maximumDecodedBytes: Int? {
+        get { self[MaximumDecodedBytesKey.self] }
+        set { self[MaximumDecodedBytesKey.self] = newValue }
+    }
+
     /// The decode options these context values and `options` imply.
     public func decodeOptions(for options: WebImageOptions) -> DecodeOptions {
         var decode = DecodeOptions()
+        if let budget = maximumDecodedBytes {
+            decode.limits.maxDecodedBytes = min(decode.limits.maxDecodedBytes, max(0, budget))
+        }
         decode.thumbnailPixelSize = imageThumbnailPixelSize
         decode.preserveAspectRatio = imagePreserveAspectRatio ?? true
         decode.scaleFactor = imageScaleFactor

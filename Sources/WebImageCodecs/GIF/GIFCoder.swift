@@ -49,6 +49,9 @@ public struct GIFCoder: AnimatedImageDecoding {
             let target = options.targetSize(for: canvas)
             var frames: [ImageFrame] = []
             var transparent = false
+            // SPEC R-3: the budget counted while frames are produced — the composited canvas
+            // (and the copy disposal method 3 keeps) plus every frame kept so far.
+            var produced = DecodeLimits.decodedBytes(frames: 2, of: canvas)
             while frames.count < wanted {
                 let next: GIFFrameSequence.DecodedFrame?
                 do {
@@ -60,6 +63,13 @@ public struct GIFCoder: AnimatedImageDecoding {
                 }
                 guard let next else { break }
                 let pixels = target == canvas ? next.pixels : next.pixels.thumbnail(to: target)
+                let (sum, overflow) = produced.addingReportingOverflow(pixels.byteCount)
+                produced = overflow ? Int.max : sum
+                guard produced <= options.limits.maxDecodedBytes else {
+                    throw WebImageError.imageTooLarge(
+                        reason: "GIF: \(frames.count + 1) frames and the canvas need more than the decoded-bytes budget of "
+                            + DecodeLimits.formatBytes(options.limits.maxDecodedBytes))
+                }
                 if !transparent && !pixels.isFullyOpaque() { transparent = true }
                 frames.append(ImageFrame(pixels: pixels, duration: GIFCoder.duration(of: next.record)))
             }

@@ -71,13 +71,24 @@ enum JPEGDecompression {
     /// - Parameter acceptDamage: accept pixel data damaged by truncation or corruption (the
     ///   incremental decoder's partial images); otherwise such data throws `badImageData`.
     ///   See ``JPEGWarning`` for the rule.
+    /// The size the decompression will allocate for `header` under `options` (see ``decode(_:options:acceptDamage:)``).
+    static func plannedDecodeSize(_ header: Header, options: DecodeOptions) -> PixelSize {
+        guard header.size.width > 0, header.size.height > 0 else { return header.size }
+        let swaps = header.orientation.swapsDimensions
+        let displayed = swaps ? transposed(header.size) : header.size
+        let displayedTarget = options.targetSize(for: displayed)
+        let storedTarget = swaps ? transposed(displayedTarget) : displayedTarget
+        return dctScaledSize(of: header.size, covering: storedTarget)
+    }
+
     static func decode(_ data: Data, options: DecodeOptions, acceptDamage: Bool) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
         return try data.withUnsafeBytes { b in
             let handle = try TurboJPEGHandle.decompressor()
             let header = try readHeader(b, handle: handle)
-            // Limits are checked on the declared size, before any pixel memory exists.
-            try options.limits.check(canvas: header.size)
+            // Limits are checked on the declared size, before any pixel memory exists: the pixel
+            // limit on the image, the decoded-bytes budget on what the DCT-scaled decode allocates.
+            try options.limits.check(canvas: header.size, allocating: Self.plannedDecodeSize(header, options: options))
 
             let orientation = header.orientation
             let swaps = orientation.swapsDimensions

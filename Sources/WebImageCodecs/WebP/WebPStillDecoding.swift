@@ -11,12 +11,14 @@ enum WebPStillDecoding {
     /// An EXIF orientation (extended files) is applied unless the options keep pixels as stored.
     static func decode(_ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions) throws -> Image {
         let full = PixelSize(width: Int(features.width), height: Int(features.height))
-        try options.limits.check(canvas: full)
         let orientation = WebPEXIF.orientation(of: data)
         let applied = options.applyOrientation ? orientation : .up
         // The target size is chosen for the image as shown, then decoded in stored axes.
         let shownTarget = options.targetSize(for: applied.swapsDimensions ? PixelSize(width: full.height, height: full.width) : full)
         let target = applied.swapsDimensions ? PixelSize(width: shownTarget.height, height: shownTarget.width) : shownTarget
+        // The pixel limit on the stored size, the decoded-bytes budget on what the (scaled)
+        // decode allocates; both before any pixel memory exists.
+        try options.limits.check(canvas: full, allocating: target)
 
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {

@@ -43,6 +43,9 @@ public final class CodersManager: ImageCoder {
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
         for coder in coders where coder.canDecode(data) {
+            if options.limits.maxDecodedToEncodedRatio != nil {
+                try checkRatio(data, coder: coder, options: options)
+            }
             return try coder.decode(data, options: options)
         }
         let format = ImageFormat.detect(data)
@@ -50,6 +53,15 @@ public final class CodersManager: ImageCoder {
             throw WebImageError.badImageData(reason: "not a recognised image format")
         }
         throw WebImageError.unsupportedFormat(format, reason: "no registered coder decodes \(format)")
+    }
+
+    /// The decompression-ratio guard (SPEC R-3): what the header says a decode with `options`
+    /// will allocate, against the encoded size. Only runs when the guard is on.
+    private func checkRatio(_ data: Data, coder: any ImageCoder, options: DecodeOptions) throws {
+        let metadata = try coder.readMetadata(data)
+        let frames = options.firstFrameOnly ? 1 : max(1, metadata.frameCount ?? 1)
+        let decoded = DecodeLimits.decodedBytes(frames: frames, of: options.targetSize(for: metadata.pixelSize))
+        try options.limits.checkRatio(decodedBytes: decoded, encodedBytes: data.count)
     }
 
     /// Reads header metadata with the first coder (in priority order) that can decode `data` and

@@ -41,6 +41,17 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
     /// server redirected to such a URL. SDWebImage completes such a load with no image and no
     /// error; this library fails it.
     case unsupportedURL(scheme: String)
+    /// A deadline ran out: the idle timeout, a download's total deadline or a load's total
+    /// deadline (SPEC R-2); ``Deadline`` says which and how long it was. Transient: it never puts
+    /// a URL on the failed-URL list.
+    case timedOut(Deadline)
+    /// A local file could not be read or written; `reason` says why in plain words (it is a
+    /// directory or a FIFO, it does not exist, permission denied, the directory does not accept
+    /// new files, …).
+    case fileAccess(path: String, reason: String)
+    /// A compressed (`gzip`/`deflate`) response body expands to more than the configured
+    /// maximum response size; refused while it streams.
+    case decompressedResponseTooLarge(encoding: String, limit: Int64)
 
     public var description: String {
         switch self {
@@ -62,6 +73,10 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .addressRefused(let host, let address, let reason):
             "refused to connect to \(Self.hostAndAddress(host, address)) by the address policy: \(reason)"
         case .unsupportedURL(let scheme): "unsupported URL: no loader handles the \"\(scheme)\" scheme"
+        case .timedOut(let deadline): "timed out: \(deadline)"
+        case .fileAccess(let path, let reason): "\(path): \(reason)"
+        case .decompressedResponseTooLarge(let encoding, let limit):
+            "the server's \(encoding)-compressed body expands to more than the response size limit of \(DecodeLimits.formatBytes(Int(clamping: limit)))"
         }
     }
 
@@ -91,6 +106,9 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .cacheIO: "cacheIO"
         case .addressRefused: "addressRefused"
         case .unsupportedURL: "unsupportedURL"
+        case .timedOut: "timedOut"
+        case .fileAccess: "fileAccess"
+        case .decompressedResponseTooLarge: "decompressedResponseTooLarge"
         }
     }
 }

@@ -24,13 +24,20 @@ public final class RawResponseServer: Sendable {
         /// (the connection closes without an answer), as when a server's keep-alive timeout
         /// closes an idle connection just as the client reuses it.
         public var keepsConnection: Bool
+        /// With ``pieceSize``: wait this long before each piece after the first — a slow-drip
+        /// server that is never idle for long but takes `pieces × interval` to finish.
+        public var pieceInterval: TimeAmount?
 
         /// A script writing `bytes`.
-        public init(bytes: [UInt8], pieceSize: Int? = nil, reset: Bool = false, keepsConnection: Bool = false) {
+        public init(
+            bytes: [UInt8], pieceSize: Int? = nil, reset: Bool = false, keepsConnection: Bool = false,
+            pieceInterval: TimeAmount? = nil
+        ) {
             self.bytes = bytes
             self.pieceSize = pieceSize
             self.reset = reset
             self.keepsConnection = keepsConnection
+            self.pieceInterval = pieceInterval
         }
     }
 
@@ -136,13 +143,37 @@ private final class RawResponder: ChannelInboundHandler {
             return
         }
         let pieceSize = max(1, script.pieceSize ?? max(1, script.bytes.count))
+        if let interval = script.pieceInterval {
+            Self.drip(script, from: 0, pieceSize: pieceSize, interval: interval, channel: context.channel)
+            return
+        }
         var offset = 0
         repeat {
             let piece = script.bytes[offset..<min(script.bytes.count, offset + pieceSize)]
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: piece)), promise: nil)
             offset += pieceSize
         } while offset < script.bytes.count
-        let channel = context.channel
+        Self.finish(script, channel: context.channel)
+    }
+
+    /// Writes the piece at `offset`, then the next one `interval` later, until the script ends
+    /// or the client closes the connection.
+    private static func drip(_ script: RawResponseServer.Script, from offset: Int, pieceSize: Int, interval: TimeAmount, channel: any Channel) {
+        guard channel.isActive else { return }
+        let piece = script.bytes[offset..<min(script.bytes.count, offset + pieceSize)]
+        channel.writeAndFlush(channel.allocator.buffer(bytes: piece), promise: nil)
+        let next = offset + pieceSize
+        guard next < script.bytes.count else {
+            finish(script, channel: channel)
+            return
+        }
+        channel.eventLoop.scheduleTask(in: interval) {
+            drip(script, from: next, pieceSize: pieceSize, interval: interval, channel: channel)
+        }
+    }
+
+    /// Closes after the script: kept, reset or an orderly close.
+    private static func finish(_ script: RawResponseServer.Script, channel: any Channel) {
         if script.keepsConnection { return }
         if script.reset, let provider = channel as? any SocketOptionProvider {
             provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
