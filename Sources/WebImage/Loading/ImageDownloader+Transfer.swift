@@ -30,6 +30,20 @@ final class ProgressiveDecoding: Sendable {
     }
 }
 
+/// The callers of one download that get the same decoded result: same coders, same decode
+/// options, and whether they want an image at all.
+struct DeliveryGroup: Hashable {
+    let coders: ObjectIdentifier
+    let options: DecodeOptions
+    let decode: Bool
+
+    init(_ caller: DownloadCallerSink) {
+        coders = ObjectIdentifier(caller.coders)
+        options = caller.decodeOptions
+        decode = !caller.options.contains(.avoidDecodeImage)
+    }
+}
+
 extension ImageDownloader {
     /// Builds the request and hands it to the HTTP client with a ``TransferDelegate`` (SPEC D-5 …
     /// D-8); the outcome goes to ``finishDownload(_:setup:record:transferred:)`` on the
@@ -232,28 +246,17 @@ extension ImageDownloader {
     }
 
     /// Decodes once per distinct (coders, decode options) among the callers, and completes every
-    /// caller (SPEC D-3: shared bytes, own decoded image). Runs on a processing-pool thread.
-    func deliver(_ body: DownloadedBody, to callers: [DownloadCallerSink]) {
-        struct GroupKey: Hashable {
-            let coders: ObjectIdentifier
-            let options: DecodeOptions
-            let decode: Bool
-        }
-        if callers.count == 1, let caller = callers.first {  // the common case: no grouping needed
-            guard !caller.isFinished else { return }
-            if caller.options.contains(.avoidDecodeImage) {
-                caller.finish(.success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true)))
-            } else {
-                caller.finish(decode(body, options: caller.decodeOptions, coders: caller.coders))
-            }
-            return
-        }
-        var groups: [GroupKey: [DownloadCallerSink]] = [:]
-        var order: [GroupKey] = []
+    /// caller (SPEC D-3: shared bytes, own decoded image). `decoded` holds the results of the
+    /// groups already decoded for this body (reused, and extended with the new ones). Runs on a
+    /// processing-pool thread (or, bytes only, on the event loop).
+    func deliver(
+        _ body: DownloadedBody, to callers: [DownloadCallerSink],
+        decoded: inout [DeliveryGroup: Result<ImageLoaderResult, WebImageError>]
+    ) {
+        var groups: [DeliveryGroup: [DownloadCallerSink]] = [:]
+        var order: [DeliveryGroup] = []
         for caller in callers {
-            let key = GroupKey(
-                coders: ObjectIdentifier(caller.coders), options: caller.decodeOptions,
-                decode: !caller.options.contains(.avoidDecodeImage))
+            let key = DeliveryGroup(caller)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(caller)
         }
@@ -262,11 +265,14 @@ extension ImageDownloader {
                 continue
             }
             let result: Result<ImageLoaderResult, WebImageError>
-            if key.decode {
+            if let known = decoded[key] {
+                result = known
+            } else if key.decode {
                 result = decode(body, options: key.options, coders: coders)
             } else {
                 result = .success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true))
             }
+            decoded[key] = result
             for member in members { member.finish(result) }
         }
     }
