@@ -2,12 +2,14 @@
 scored by PSNR against Pillow's full-resolution Lanczos resize to the same size.
 
 usage: thumbnail_fidelity.py WEBIMAGE INPUT.jpg BOX RUNS OUT_DIR
-prints one line per contender: name, output size, PSNR (dB, RGB, 8-bit), median wall ms of RUNS
-runs (each a whole process: decode with shrink-on-load, resize, write a PNG), alternating the
-contenders so that machine load hits both alike.
+prints one line per contender: name, output size, PSNR (dB, RGB, 8-bit), and the medians of
+RUNS runs of wall time and of process CPU time (user + system) — each run a whole process
+(start-up, decode with shrink-on-load, resize, write a PNG) — alternating the contenders so
+that machine load hits both alike.
 """
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -46,11 +48,21 @@ def psnr(path):
 
 
 times = {name: [] for name in contenders}
+cpu = {name: [] for name in contenders}
+
+
+def child_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 for _ in range(runs + 1):  # the first round warms the page cache and is dropped
     for name, (command, _) in contenders.items():
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), child_cpu()
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
         times[name].append((time.perf_counter() - start) * 1000)
+        cpu[name].append((child_cpu() - start_cpu) * 1000)
 for name, (_, path) in contenders.items():
     value, got = psnr(path)
-    print("%-32s %4dx%-4d PSNR %6.2f dB  median %7.1f ms" % (name, got[0], got[1], value, statistics.median(times[name][1:])))
+    print("%-32s %4dx%-4d PSNR %6.2f dB  median wall %7.1f ms  CPU %7.1f ms" % (
+        name, got[0], got[1], value, statistics.median(times[name][1:]), statistics.median(cpu[name][1:])))
