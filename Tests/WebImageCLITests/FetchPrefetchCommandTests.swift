@@ -200,8 +200,8 @@ struct PrefetchCommandTests {
                 .utf8).write(to: list)
 
             // One slot: the duplicate starts after the first copy is stored, so it must not be
-            // downloaded again. (With several slots it may start while the first copy is still
-            // being decoded, and then a second download is allowed by SPEC D-3.)
+            // downloaded again. (With several slots it joins the first copy's download, even
+            // while that copy is being decoded: FetchCoalescingScenarioTests.)
             let result = try await CLIRunner.run(["prefetch", "--from", list.path, "--json", "--cache-dir", cache.path, "--concurrency", "1"])
             #expect(result.status != 0, "a skipped URL makes the exit status non-zero")
             let summary = try LoadSummaryJSON.parse(result.stdout)

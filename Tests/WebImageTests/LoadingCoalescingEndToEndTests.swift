@@ -67,6 +67,7 @@ struct LoadingCoalescingEndToEndTests {
             #expect(await eventually { server.abortedResponses == 1 })
             #expect(await eventually { downloader.runningDownloadCount == 0 })
             #expect(results.count == 3)
+            #expect(server.requestCount("/slow.raw") == 1, "three callers, one request")
         }
     }
 
@@ -214,6 +215,8 @@ struct LoadingChurnTests {
             let url = server.url("/churn.raw")
             let callers = 400
             let counts = Recorder<(Int, String)>()
+            let started = Recorder<Int>()
+            downloader.addObserver { event in if case .started = event { started.append(1) } }
             await withTaskGroup(of: Void.self) { group in
                 for worker in 0..<8 {
                     group.addTask {
@@ -234,6 +237,10 @@ struct LoadingChurnTests {
             #expect(values.allSatisfy { $0.1 == "success" || $0.1 == "cancelled" })
             #expect(values.filter { $0.1 == "cancelled" }.count >= callers / 3)
             #expect(await eventually { downloader.runningDownloadCount == 0 && downloader.queuedDownloadCount == 0 })
+            // At the server: one request per download started, never one per caller that
+            // joined (how many downloads there are depends on timing, so no bound on that).
+            let requests = server.requestCount("/churn.raw")
+            #expect(requests >= 1 && requests <= started.count)
         }
     }
 

@@ -177,6 +177,27 @@ struct LoadingCoalescingTests {
         #expect(machine.callers(of: low.downloadID) == ["a-low", "a-high"])
     }
 
+    @Test("Given a body being delivered, then its slot is free, callers joining get it, a cancelled joiner leaves, and after the delivery a request starts a new download")
+    func deliveringPhase() {
+        var machine = Machine(maxConcurrentDownloads: 1, order: .fifo)
+        let first = machine.request(key: a, priority: .normal, caller: "one")
+        let queued = machine.request(key: b, priority: .normal, caller: "b")
+        let delivering = machine.completeForDelivery(first.downloadID)
+        #expect(delivering.callers.map(\.caller) == ["one"])
+        #expect(delivering.start.map(\.id) == [queued.downloadID], "the slot is free while the body is delivered")
+        let late = machine.request(key: a, priority: .normal, caller: "late")
+        let leaving = machine.request(key: a, priority: .normal, caller: "leaving")
+        #expect(late.coalesced && late.downloadID == first.downloadID && late.start.isEmpty)
+        guard case .removed("leaving") = machine.cancel(leaving.callerID) else {
+            Issue.record("expected .removed(leaving)")
+            return
+        }
+        #expect(machine.endDelivery(first.downloadID).map(\.caller) == ["late"])
+        #expect(machine.endDelivery(first.downloadID).isEmpty, "each caller is handed over once")
+        let again = machine.request(key: a, priority: .normal, caller: "again")
+        #expect(!again.coalesced && again.downloadID != first.downloadID)
+    }
+
     @Test("Given different validators for one URL, then the downloads are not coalesced")
     func validatorsSeparate() {
         var machine = Machine(maxConcurrentDownloads: 6, order: .fifo)

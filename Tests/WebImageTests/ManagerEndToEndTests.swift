@@ -87,6 +87,32 @@ struct ManagerEndToEndTests {
         }
     }
 
+    @Test("Given a load whose image is being decoded, when the same URL is loaded meanwhile, then it shares that body: one request at the server, one decode")
+    func loadDuringDecodeJoins() async throws {
+        try await withPipeline { server, manager, cache, loader in
+            server.route("/decoding.webp", .ok(try ManagerFixtures.data(), contentType: "image/webp"))
+            let url = server.url("/decoding.webp")
+            let coder = GatedDecoder()
+            var context = WebImageContext()
+            context.imageCoders = CodersManager(coders: [coder])
+            let first = CompletionRecorder()
+            let second = CompletionRecorder()
+            manager.loadImage(with: url, context: context, completed: first.handler)
+            // The body has arrived and is being decoded: the download no longer holds a slot
+            // and nothing is in memory yet.
+            #expect(await eventually { coder.decodesStarted == 1 })
+            #expect(cache.imageFromMemoryCache(forKey: url.absoluteString) == nil)
+            manager.loadImage(with: url, context: context, completed: second.handler)
+            #expect(await eventually { loader.requestCount == 2 })
+            coder.open()
+            coder.open()  // a second decode (the old behaviour) must not hang the test
+            #expect(await eventually { first.count == 1 && second.count == 1 })
+            #expect(first.errorCodes.isEmpty && second.errorCodes.isEmpty)
+            #expect(server.requestCount("/decoding.webp") == 1, "the second load downloaded the URL again")
+            #expect(coder.decodesStarted == 1, "the joined load reuses the decoded image")
+        }
+    }
+
     @Test("Given refreshCached against a server with an ETag, then 304 keeps the cached image with one delivery")
     func revalidationOverHTTP() async throws {
         try await withPipeline { server, manager, cache in

@@ -33,8 +33,13 @@ struct DownloadCallerID: Hashable, Sendable {
 /// Lifecycle of one download: `queued` → `running` → (complete: removed) — or, when its last
 /// caller leaves, removed at once if it was queued, or `cancelling` until its network task
 /// ends (its slot stays taken until then, so the concurrency limit holds on the wire).
-/// A download accepts new callers only while queued or running; once it completes or is
-/// cancelled, a request for the same URL creates a new download.
+/// A body that arrived goes `running` → `delivering` (``completeForDelivery(_:)``): the slot is
+/// free, the callers are handed over, and the download still accepts callers — they get the
+/// same body — until the owner has delivered it (``endDelivery(_:)``, removed). Without that
+/// phase a request arriving while the body is decoded found neither the download nor (yet) the
+/// image in a memory cache, and downloaded the URL a second time (issue #13, item 7).
+/// A download accepts new callers only while queued, running or delivering; once it completed,
+/// failed or was cancelled, a request for the same URL creates a new download.
 ///
 /// `Caller` is the owner's per-caller payload (callbacks); tests use plain values.
 struct DownloaderStateMachine<Caller> {
@@ -43,6 +48,8 @@ struct DownloaderStateMachine<Caller> {
         case running
         /// The last caller left while running; the network task is being torn down.
         case cancelling
+        /// The body arrived and is being delivered; callers that join now get it too.
+        case delivering
     }
 
     private struct Download {
@@ -182,8 +189,15 @@ struct DownloaderStateMachine<Caller> {
             downloads[downloadID] = download
             return .removed(caller)
         }
+        if download.phase == .delivering {
+            // Still joinable: the body is being delivered to others.
+            downloads[downloadID] = download
+            return .removed(caller)
+        }
         if joinable[download.key] == downloadID { joinable[download.key] = nil }
         switch download.phase {
+        case .delivering:
+            return .removed(caller)
         case .queued:
             queue.removeWaiting(downloadID)
             downloads[downloadID] = nil
@@ -238,6 +252,30 @@ struct DownloaderStateMachine<Caller> {
         for (callerID, _) in download.callers { ownerOfCaller[callerID] = nil }
         let callers = download.phase == .cancelling ? [] : download.callers
         return CompleteAction(callers: callers, start: markRunning(queue.finish(downloadID)))
+    }
+
+    /// The download's body has fully arrived and will be delivered: it frees its slot and hands
+    /// over every remaining caller exactly once, but keeps accepting callers (for the same body)
+    /// until ``endDelivery(_:)``. A download being cancelled is removed as by ``complete(_:)``.
+    mutating func completeForDelivery(_ downloadID: DownloadID) -> CompleteAction {
+        guard var download = downloads[downloadID], download.phase == .running else { return complete(downloadID) }
+        for (callerID, _) in download.callers { ownerOfCaller[callerID] = nil }
+        let callers = download.callers
+        download.callers = []
+        download.phase = .delivering
+        downloads[downloadID] = download
+        return CompleteAction(callers: callers, start: markRunning(queue.finish(downloadID)))
+    }
+
+    /// The owner has delivered the body of a `delivering` download: it stops accepting callers
+    /// and is removed. Returns the callers that joined since ``completeForDelivery(_:)``, each
+    /// exactly once, in arrival order (the owner delivers the same body to them).
+    mutating func endDelivery(_ downloadID: DownloadID) -> [(id: DownloadCallerID, caller: Caller)] {
+        guard let download = downloads[downloadID], download.phase == .delivering else { return [] }
+        downloads[downloadID] = nil
+        if joinable[download.key] == downloadID { joinable[download.key] = nil }
+        for (callerID, _) in download.callers { ownerOfCaller[callerID] = nil }
+        return download.callers
     }
 
     /// Changes the concurrency limit; returns downloads that start now.

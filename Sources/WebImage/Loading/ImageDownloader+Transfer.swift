@@ -31,6 +31,31 @@ final class ProgressiveDecoding: Sendable {
     }
 }
 
+/// The callers of one download that get the same decoded result: same coders, same decode
+/// options, and whether they want an image at all.
+struct DeliveryGroup: Hashable {
+    let coders: ObjectIdentifier
+    let options: DecodeOptions
+    let decode: Bool
+
+    init(_ caller: DownloadCallerSink) {
+        coders = ObjectIdentifier(caller.coders)
+        options = caller.decodeOptions
+        decode = !caller.options.contains(.avoidDecodeImage)
+    }
+}
+
+/// The results already decoded from one body, by delivery group: shared by the decode jobs of
+/// a delivery and reused for the callers that joined during it. State in a `Mutex`.
+final class DeliveryResults: Sendable {
+    private let results = Mutex<[DeliveryGroup: Result<ImageLoaderResult, WebImageError>]>([:])
+
+    subscript(key: DeliveryGroup) -> Result<ImageLoaderResult, WebImageError>? {
+        get { results.withLock { $0[key] } }
+        set { results.withLock { $0[key] = newValue } }
+    }
+}
+
 extension ImageDownloader {
     /// Builds the request and hands it to the HTTP client with a ``TransferDelegate`` (SPEC D-5 …
     /// D-8); the outcome goes to ``finishDownload(_:setup:record:transferred:)`` on the
@@ -268,58 +293,60 @@ extension ImageDownloader {
     }
 
     /// Decodes once per distinct (coders, decode options) among the callers, and completes every
-    /// caller (SPEC D-3: shared bytes, own decoded image). Runs on a processing-pool thread.
-    func deliver(_ body: DownloadedBody, to callers: [DownloadCallerSink]) {
-        struct GroupKey: Hashable {
-            let coders: ObjectIdentifier
-            let options: DecodeOptions
-            let decode: Bool
-        }
-        if callers.count == 1, let caller = callers.first {  // the common case: no grouping needed
-            guard !caller.isFinished else { return }
-            if caller.options.contains(.avoidDecodeImage) {
-                caller.finish(.success(ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true)))
-            } else {
-                caller.finish(decode(body, options: caller.decodeOptions, coders: caller.coders))
-            }
-            return
-        }
-        var groups: [GroupKey: [DownloadCallerSink]] = [:]
-        var order: [GroupKey] = []
+    /// caller (SPEC D-3: shared bytes, own decoded image). `decoded` holds the results of the
+    /// groups already decoded for this body (reused, and extended with the new ones). Bytes-only
+    /// groups complete at once; each decoding group is a job of its own, so callers asking for
+    /// different sizes decode side by side over the pool (SPEC D-3, C-7) — this thread keeps the
+    /// last decode, the others are submitted before it starts. `then` runs once, after every
+    /// caller of `callers` was completed (on the thread that finished last; `onEventLoop` tells
+    /// it whether that is the event loop). Runs on a processing-pool thread (or, bytes only, on
+    /// the event loop).
+    func deliver(
+        _ body: DownloadedBody, to callers: [DownloadCallerSink], decoded: DeliveryResults,
+        then: @escaping @Sendable (_ onEventLoop: Bool) -> Void = { _ in }, onEventLoop: Bool = false
+    ) {
+        var groups: [DeliveryGroup: [DownloadCallerSink]] = [:]
+        var order: [DeliveryGroup] = []
         for caller in callers {
-            let key = GroupKey(
-                coders: ObjectIdentifier(caller.coders), options: caller.decodeOptions,
-                decode: !caller.options.contains(.avoidDecodeImage))
+            let key = DeliveryGroup(caller)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(caller)
         }
-        // Bytes-only groups complete at once; each decoding group is a job of its own, so
-        // callers asking for different sizes decode side by side over the pool (SPEC D-3, C-7).
-        // This thread keeps the last decode: the others are submitted before it starts.
-        var decodes: [(options: DecodeOptions, coders: CodersManager, members: [DownloadCallerSink])] = []
+        var decodes: [(key: DeliveryGroup, coders: CodersManager, members: [DownloadCallerSink])] = []
         for key in order {
             guard let members = groups[key], !members.allSatisfy(\.isFinished), let coders = members.first?.coders else {
                 continue
             }
-            if key.decode {
-                decodes.append((key.options, coders, members))
+            if let known = decoded[key] {
+                for member in members { member.finish(known) }
+            } else if key.decode {
+                decodes.append((key, coders, members))
             } else {
                 let result = Result<ImageLoaderResult, WebImageError>.success(
                     ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true))
+                decoded[key] = result
                 for member in members { member.finish(result) }
             }
         }
-        guard let inline = decodes.popLast() else { return }
-        for group in decodes {
-            configuration.processingPool.submit {
-                // A caller cancelled while the job waited for a thread needs no decode.
-                guard !group.members.allSatisfy(\.isFinished) else { return }
-                let result = self.decode(body, options: group.options, coders: group.coders)
-                for member in group.members { member.finish(result) }
+        guard let inline = decodes.popLast() else { return then(onEventLoop) }
+        let remaining = Mutex(decodes.count + 1)
+        let run: @Sendable (DeliveryGroup, CodersManager, [DownloadCallerSink]) -> Void = { key, coders, members in
+            // A group whose callers all cancelled while the job waited for a thread needs no decode.
+            if !members.allSatisfy(\.isFinished) {
+                let result = self.decode(body, options: key.options, coders: coders)
+                decoded[key] = result
+                for member in members { member.finish(result) }
             }
+            let last = remaining.withLock { count -> Bool in
+                count -= 1
+                return count == 0
+            }
+            if last { then(false) }
         }
-        let result = decode(body, options: inline.options, coders: inline.coders)
-        for member in inline.members { member.finish(result) }
+        for group in decodes {
+            configuration.processingPool.submit { run(group.key, group.coders, group.members) }
+        }
+        run(inline.key, inline.coders, inline.members)
     }
 
     private func decode(_ body: DownloadedBody, options: DecodeOptions, coders: CodersManager) -> Result<

@@ -294,9 +294,12 @@ public final class ImageDownloader: ImageLoader {
             outcome = .failure(TransportErrorMapping.map(error))
         }
         record.update { $0.endDate = Date() }
+        let isSuccess = if case .success = outcome { true } else { false }
         let completion = state.withLock { state in
             state.records[id] = nil
-            return state.machine.complete(id)
+            // A body stays joinable while it is delivered (decoded, handed to the callers): a
+            // request arriving meanwhile shares it instead of downloading the URL again.
+            return isSuccess ? state.machine.completeForDelivery(id) : state.machine.complete(id)
         }
         start(completion.start)
         switch outcome {
@@ -304,14 +307,32 @@ public final class ImageDownloader: ImageLoader {
             emit(.finished(url: setup.key.url, metrics: record.metrics))
             let callers = completion.callers.map(\.caller)
             if onEventLoop, !callers.allSatisfy({ $0.options.contains(.avoidDecodeImage) }) {
-                configuration.processingPool.submit { self.deliver(body, to: callers) }
+                configuration.processingPool.submit { self.deliverThenEnd(id, body, to: callers, onEventLoop: false) }
             } else {
-                deliver(body, to: callers)
+                deliverThenEnd(id, body, to: callers, onEventLoop: onEventLoop)
             }
         case .failure(let error):
             emit(.failed(url: setup.key.url, error: error, metrics: record.metrics))
             for (_, caller) in completion.callers { caller.finish(.failure(error)) }
         }
+    }
+
+    /// Delivers a body to the callers of its download, then ends the download's delivery phase
+    /// and delivers the same body (the decoded images reused) to the callers that joined
+    /// meanwhile. The callers' completions run before the download stops accepting callers, so
+    /// an ``ImageManager`` has filled its memory cache by then (it does so synchronously in the
+    /// completion): a later request finds the image there.
+    private func deliverThenEnd(_ id: DownloadID, _ body: DownloadedBody, to callers: [DownloadCallerSink], onEventLoop: Bool) {
+        let decoded = DeliveryResults()
+        deliver(body, to: callers, decoded: decoded, then: { onEventLoop in
+            let late = self.state.withLock { $0.machine.endDelivery(id) }.map(\.caller)
+            guard !late.isEmpty else { return }
+            if onEventLoop, !late.allSatisfy({ $0.options.contains(.avoidDecodeImage) }) {
+                self.configuration.processingPool.submit { self.deliver(body, to: late, decoded: decoded) }
+            } else {
+                self.deliver(body, to: late, decoded: decoded)
+            }
+        }, onEventLoop: onEventLoop)
     }
 
     /// The current callers of a download (for progress and partial images).

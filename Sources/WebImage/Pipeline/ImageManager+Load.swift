@@ -467,19 +467,18 @@ extension ImageManager {
     }
 
     /// Runs the transformer on the cache's processing pool (never on the caller's or a network
-    /// thread). A load cancelled while its transform waits for a thread never starts it
-    /// (SPEC M-10): the job checks the operation when it gets its thread.
+    /// thread), shared with the other loads of the same decoded image and transformer (prefix)
+    /// in flight (``SharedTransforms``). A transform whose loads were all cancelled while it
+    /// waited for a thread never starts (SPEC M-10).
     func transform(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) async -> Image? {
         guard let transformer = request.transformer, request.shouldTransform(image) else { return image }
         guard !operation.isCancelled else { return nil }
         let key = request.originalKey ?? request.url.absoluteString
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try? await request.cache.pool.run { () -> Image? in
-            guard !operation.isCancelled else { return nil }
-            return transformer.transform(image, key: key)
-        }
+        let result = await sharedTransforms.run(
+            transformer, source: image, cacheKey: key, operation: operation, pool: request.cache.pool)
         metrics.transformDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
-        return result ?? nil
+        return result
     }
 
     /// Stores into the layers of `cacheType` of `target` (default: the load's cache): memory at once (unless the load was cancelled,

@@ -95,7 +95,7 @@ enum JPEGDecompression {
             let displayed = swaps ? transposed(header.size) : header.size
             let displayedTarget = options.targetSize(for: displayed)
             let storedTarget = swaps ? transposed(displayedTarget) : displayedTarget
-            let decodeSize = dctScaledSize(of: header.size, covering: storedTarget)
+            let decodeSize = dctScaledSize(of: header.size, covering: thumbnailDecodeTarget(storedTarget, full: header.size))
 
             var pixels = try PixelBuffer.make(width: decodeSize.width, height: decodeSize.height) { out in
                 try decompress(b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage)
@@ -160,6 +160,20 @@ enum JPEGDecompression {
         if header.isCMYK {
             JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
         }
+    }
+
+    /// What a thumbnail's DCT-scaled decode must cover: twice the thumbnail in each direction
+    /// (at most the full size), as libvips does. DCT scaling to 1/8 is an 8×8 block average —
+    /// shrinking straight to the target that way aliases and blurs; decoding to at least twice
+    /// the target leaves the rest to Lanczos3 (``/WebImageCore/PixelBuffer/thumbnail(to:)``),
+    /// which sees every frequency the thumbnail can show. On a 12 MP photo to 400×300 that is
+    /// 49–51 dB PSNR against a full-resolution Lanczos instead of 42 (docs/PERFORMANCE.md).
+    static func thumbnailDecodeTarget(_ target: PixelSize, full: PixelSize) -> PixelSize {
+        guard target.width < full.width || target.height < full.height else { return target }
+        // Compared by halving `full`, so that no product can overflow.
+        return PixelSize(
+            width: target.width > full.width / 2 ? full.width : target.width * 2,
+            height: target.height > full.height / 2 ? full.height : target.height * 2)
     }
 
     /// The smallest TurboJPEG DCT-scaled size of `full` that is still at least `target` in both
