@@ -38,7 +38,7 @@ struct SharedProcessingTests {
     ) async throws {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = TestTimeouts.download
-        configuration.maximumRequestDuration = TestTimeouts.request
+        configuration.maximumDownloadDuration = TestTimeouts.request
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let gate = HTTPTestServer.Gate()
             server.route("/shared.webp", HTTPTestServer.Response.ok(try ManagerFixtures.data(), contentType: "image/webp").with { $0.gate = gate })
