@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "WebImageCore", targets: ["WebImageCore"]),
         .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
         .library(name: "WebImageAppleAdapters", targets: ["WebImageAppleAdapters"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -38,6 +39,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // The image service (WebImageServer only; the pipeline library does not depend on them).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
@@ -88,6 +93,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The image service (SPEC V): imgproxy-compatible URL API on Hummingbird 2. Its own
+        // module so the pipeline library never depends on an HTTP server.
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Shared test support: corpus manifest, reference PNG reader, pixel comparison.
         .target(
             name: "WebImageTesting",
@@ -112,6 +133,7 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 "WebImage",
+                "WebImageServer",
                 "WebImageTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,6 +188,16 @@ let package = Package(
             dependencies: [
                 "WebImage", "WebImageTesting", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The image service over real HTTP on loopback (origins are WebImageTesting servers).
+        .testTarget(
+            name: "WebImageServerTests",
+            dependencies: [
+                "WebImageServer", "WebImage", "WebImageTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
