@@ -96,6 +96,16 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var coders: CodersManager?
     /// Where decodes run (default `ProcessingPool.shared`, SPEC C-7).
     public var processingPool: ProcessingPool = .shared
+    /// Which resolved addresses downloads may connect to (SPEC R-1; default
+    /// ``AddressPolicy/permissive``: an app may load from its own machine or LAN).
+    ///
+    /// Anything but a permissive policy routes every connection through an in-process egress
+    /// proxy on loopback that resolves the host itself, checks every address against the policy
+    /// and connects only to checked ones — for the first request and every redirect — so a
+    /// refused address gets no byte and DNS rebinding cannot slip between check and connect. A
+    /// refusal fails the download with ``/WebImageCore/WebImageError/addressRefused(host:address:reason:)``.
+    /// Services that fetch URLs given by strangers set ``AddressPolicy/publicInternetOnly``.
+    public var addressPolicy: AddressPolicy = .permissive
 
     /// The defaults listed on each property.
     public init() {}

@@ -33,6 +33,14 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
     case transport(TransportError)
     /// A file-system operation of a cache failed.
     case cacheIO(reason: String)
+    /// The downloader's address policy refused the connection (SPEC R-1): `host` resolved to
+    /// `address`, which `reason` names the class or rule of (`loopback`, `link-local`, `in the
+    /// denied range 10.0.0.0/8`, …). No byte was sent to that address.
+    case addressRefused(host: String, address: String, reason: String)
+    /// No loader handles the URL's scheme (`ftp`, `gopher`, `javascript`, …; SPEC R-5), or a
+    /// server redirected to such a URL. SDWebImage completes such a load with no image and no
+    /// error; this library fails it.
+    case unsupportedURL(scheme: String)
 
     public var description: String {
         switch self {
@@ -51,7 +59,16 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge(let limit): "response larger than \(limit) bytes"
         case .transport(let error): "transport error: \(error)"
         case .cacheIO(let reason): "cache I/O error: \(reason)"
+        case .addressRefused(let host, let address, let reason):
+            "refused to connect to \(Self.hostAndAddress(host, address)) by the address policy: \(reason)"
+        case .unsupportedURL(let scheme): "unsupported URL: no loader handles the \"\(scheme)\" scheme"
         }
+    }
+
+    /// `host (address)`, or one of them when the other is empty or the same.
+    private static func hostAndAddress(_ host: String, _ address: String) -> String {
+        if address.isEmpty || host == address || host == "[\(address)]" { return host.isEmpty ? address : host }
+        return host.isEmpty ? address : "\(host) (\(address))"
     }
 
     /// A short stable name for the case (for logs, metrics and JSON output).
@@ -72,6 +89,8 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge: "responseTooLarge"
         case .transport: "transport"
         case .cacheIO: "cacheIO"
+        case .addressRefused: "addressRefused"
+        case .unsupportedURL: "unsupportedURL"
         }
     }
 }
