@@ -206,7 +206,7 @@ struct LoadingLocalTests {
         #expect(await loadFinal(loader, garbage, context: rawContext()).code == "badImageData")
     }
 
-    @Test("Given a loaders manager, then each URL goes to the first loader that handles it; unknown schemes fail with invalidURL")
+    @Test("Given a loaders manager, then each URL goes to the first loader that handles it; unknown schemes fail with unsupportedURL naming the scheme (R-5)")
     func chain() async throws {
         try await withServerAndDownloader { server, downloader in
             server.route("/c", .ok(RawTestCoder.encode(width: 6, height: 1)))
@@ -216,7 +216,8 @@ struct LoadingLocalTests {
             #expect(try await loadFinal(manager, server.url("/c"), context: rawContext()).get().image?.width == 6)
             let ftp = try #require(URL(string: "ftp://example.com/a.png"))
             #expect(!manager.canRequestImage(for: ftp))
-            #expect(await loadFinal(manager, ftp).code == "invalidURL")
+            #expect(await loadFinal(manager, ftp).code == "unsupportedURL")
+            if case .failure(.unsupportedURL(let scheme)) = await loadFinal(manager, ftp) { #expect(scheme == "ftp") }
         }
     }
 }

@@ -435,3 +435,25 @@ struct ManagerCancellationTests {
         #expect(images == 1)
     }
 }
+
+@Suite("Manager: URLs no loader handles (R-5)")
+struct ManagerUnsupportedURLTests {
+    @Test(
+        "Given a URL whose scheme no loader handles, then the load fails with unsupportedURL naming the scheme (SDWebImage completes silently)",
+        arguments: ["ftp://host/x.png", "gopher://host/x", "javascript:alert(1)", "foo:bar"])
+    func unsupportedScheme(url: String) async throws {
+        let loader = ScriptedLoader()
+        let (manager, _) = ManagerFixtures.manager(loader: loader)
+        do {
+            let result = try await manager.loadImage(with: url)
+            Issue.record("expected a failure, got \(result)")
+        } catch let error as WebImageError {
+            guard case .unsupportedURL(let scheme) = error else {
+                Issue.record("expected unsupportedURL, got \(error)")
+                return
+            }
+            #expect(scheme == String(url.prefix { $0 != ":" }))
+        }
+        #expect(loader.totalRequests == 0)
+    }
+}

@@ -97,7 +97,9 @@ extension ImageDownloader {
                     self.resumableData.store(entry, for: setup.key.url)
                 }
             }
-            self.completeTransfer(id, setup: setup, record: record, result.mapError(TransportErrorMapping.mapTransferFailure))
+            self.completeTransfer(
+                id, setup: setup, record: record,
+                result.mapError { self.egressFailure($0, hop: delegate.currentHopURL) ?? TransportErrorMapping.mapTransferFailure($0) })
         }
     }
 
@@ -130,6 +132,13 @@ extension ImageDownloader {
             headers: head.headers.map { HTTPHeaderField(name: $0.name, value: $0.value) })
         if setup.options.contains(.handleCookies) {
             cookieJar.store(setCookieHeaders: head.headers["Set-Cookie"], from: finalURL)
+        }
+        // AsyncHTTPClient follows redirects to http and https only and hands any other as the
+        // final response: refuse it by name (SPEC R-1), not as a bad status code.
+        if let target = RedirectTarget.url(status: head.status, headers: head.headers, from: finalURL),
+            !canRequestImage(for: target)
+        {
+            throw WebImageError.unsupportedURL(scheme: target.scheme?.lowercased() ?? "")
         }
         record.update {
             $0.responseDate = Date()
@@ -180,6 +189,8 @@ extension ImageDownloader {
     /// The request D-5 describes: default headers, the range of a resumed download,
     /// credentials, validators, cookies, then the context's request modifier.
     func buildRequest(_ setup: DownloadSetup, resuming resumed: ResumableDataStore.Entry? = nil) throws -> HTTPClient.Request {
+        guard canRequestImage(for: setup.key.url) else { throw ImageLoaders.unsupportedURLError(setup.key.url) }
+        if let egressStartFailure { throw egressStartFailure }
         var request = ImageDownloadRequest(url: setup.key.url, headers: configuration.headers)
         if let resumed {
             request.setValue("bytes=\(resumed.data.count)-", forHeader: "Range")

@@ -32,6 +32,11 @@ public final class ImageDownloader: ImageLoader {
     /// The cookie store used for requests with `handleCookies`.
     public let cookieJar: CookieJar
     let client: HTTPClient
+    /// The egress proxy enforcing ``ImageDownloaderConfiguration/addressPolicy`` (SPEC R-1), or
+    /// `nil` for a permissive policy.
+    let egressProxy: EgressProxy?
+    /// Why the egress proxy could not start: every download then fails (closed, not open).
+    let egressStartFailure: WebImageError?
     /// Partial bodies of interrupted downloads (SPEC X-3).
     let resumableData: ResumableDataStore
     private let state: Mutex<LockedState>
@@ -55,7 +60,21 @@ public final class ImageDownloader: ImageLoader {
         self.configuration = configuration
         self.cookieJar = cookieJar
         self.resumableData = ResumableDataStore(capacity: configuration.resumableDataCapacity)
-        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration))
+        let group = HTTPClient.defaultEventLoopGroup
+        var egressProxy: EgressProxy?
+        var egressStartFailure: WebImageError?
+        if !configuration.addressPolicy.isPermissive {
+            do {
+                egressProxy = try EgressProxy(
+                    policy: configuration.addressPolicy, connectTimeout: Self.timeAmount(configuration.downloadTimeout), group: group)
+            } catch {
+                egressStartFailure = error as? WebImageError ?? .invalidDownloadOperation(reason: "\(error)")
+            }
+        }
+        self.egressProxy = egressProxy
+        self.egressStartFailure = egressStartFailure
+        self.client = HTTPClient(
+            eventLoopGroup: group, configuration: Self.clientConfiguration(configuration, proxyPort: egressProxy?.port))
         self.state = Mutex(
             LockedState(
                 machine: DownloaderStateMachine(
@@ -68,10 +87,17 @@ public final class ImageDownloader: ImageLoader {
             // Never block in deinit; the client finishes shutting down on its event loop.
             _ = client.shutdown()
         }
+        egressProxy?.shutdown()
     }
 
-    static func clientConfiguration(_ configuration: ImageDownloaderConfiguration) -> HTTPClient.Configuration {
-        let timeout = TimeAmount.milliseconds(Int64(max(0.001, configuration.downloadTimeout) * 1000))
+    static func timeAmount(_ seconds: Double) -> TimeAmount {
+        TimeAmount.milliseconds(Int64(max(0.001, min(seconds, 86_400 * 365)) * 1000))
+    }
+
+    /// The HTTP client's settings; with `proxyPort`, every connection tunnels through the
+    /// egress proxy listening there.
+    static func clientConfiguration(_ configuration: ImageDownloaderConfiguration, proxyPort: Int? = nil) -> HTTPClient.Configuration {
+        let timeout = timeAmount(configuration.downloadTimeout)
         let limit = Int(clamping: max(1, configuration.maximumResponseSize))
         var client = HTTPClient.Configuration(
             tlsConfiguration: configuration.tlsConfiguration,
@@ -85,6 +111,12 @@ public final class ImageDownloader: ImageLoader {
         // stated so that it stays a decision).
         client.httpVersion = .automatic
         client.connectionPool.retryConnectionEstablishment = configuration.retriesFailedConnections
+        if let proxyPort {
+            // AsyncHTTPClient opens every http and https connection with `CONNECT host:port`.
+            // A refused CONNECT must fail the request at once, not be retried until the timeout.
+            client.proxy = .server(host: "127.0.0.1", port: proxyPort)
+            client.connectionPool.retryConnectionEstablishment = false
+        }
         return client
     }
 
@@ -96,6 +128,7 @@ public final class ImageDownloader: ImageLoader {
             return Array(state.records.values)
         }
         for record in records { record.cancelTask() }
+        defer { egressProxy?.shutdown() }
         try await client.shutdown()
     }
 

@@ -150,4 +150,11 @@ public enum ImageLoaders {
     public static func defaultShouldBlockFailedURL(_ error: WebImageError) -> Bool {
         FailedURLList.shouldBlock(error)
     }
+
+    /// The error of a URL no loader handles (SPEC R-5): `unsupportedURL` naming its scheme
+    /// (lower case), or `invalidURL` when it has none.
+    public static func unsupportedURLError(_ url: URL) -> WebImageError {
+        guard let scheme = url.scheme, !scheme.isEmpty else { return .invalidURL(url.absoluteString) }
+        return .unsupportedURL(scheme: scheme.lowercased())
+    }
 }

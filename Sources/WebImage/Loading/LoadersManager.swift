@@ -35,7 +35,8 @@ public final class LoadersManager: ImageLoader {
     }
 
     /// Forwards to the first loader that handles `url`; with none, completes at once with
-    /// ``/WebImageCore/WebImageError/invalidURL(_:)``.
+    /// ``/WebImageCore/WebImageError/unsupportedURL(scheme:)`` (SPEC R-5;
+    /// ``/WebImageCore/WebImageError/invalidURL(_:)`` when the URL has no scheme).
     public func requestImage(
         with url: URL,
         options: WebImageOptions,
@@ -44,7 +45,7 @@ public final class LoadersManager: ImageLoader {
         completed: @escaping ImageLoaderCompletion
     ) -> any ImageLoaderToken {
         guard let loader = loader(for: url) else {
-            completed(.failure(.invalidURL(url.absoluteString)))
+            completed(.failure(ImageLoaders.unsupportedURLError(url)))
             return CompletedToken()
         }
         return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)

@@ -41,6 +41,8 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     private struct State {
         var visits = 0
         var finalURL: URL?
+        /// Where the last redirect pointed: the URL of the connection made next.
+        var redirectTarget: URL?
         var info: ImageResponseInfo?
         var data = Data()
         var throttle = ProgressThrottle(minimumInterval: 0, expected: nil)
@@ -70,7 +72,14 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         state.withLock {
             $0.visits += 1
             $0.finalURL = request.url
+            $0.redirectTarget = RedirectTarget.url(status: head.status, headers: head.headers, from: request.url)
         }
+    }
+
+    /// The URL of the request being made: the last redirect's target, else the last URL
+    /// visited, else the download's URL (for telling which hop the egress proxy refused).
+    var currentHopURL: URL {
+        state.withLock { $0.redirectTarget ?? $0.finalURL } ?? setup.key.url
     }
 
     func didReceiveHead(task: HTTPClient.Task<ReceivedBody>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

@@ -222,11 +222,21 @@ extension ImageManager {
         if shouldDownload, let delegate, !delegate.imageManager(self, shouldDownloadImageFor: request.url) {
             shouldDownload = false
         }
+        var unsupported = false
         if shouldDownload && !request.loader.canRequestImage(for: request.url) {
             shouldDownload = false
+            unsupported = true
         }
         let cachedResult = cached.map {
             ImageResult(image: $0.image, data: $0.data, cacheType: $0.cacheType, url: request.url)
+        }
+        if unsupported, cachedResult == nil {
+            // No loader handles the URL: a typed failure (SPEC R-5), where SDWebImage completes
+            // with no image and no error.
+            let error = ImageLoaders.unsupportedURLError(request.url)
+            metrics.failure(error)
+            operation.end(.failure(error))
+            return
         }
         guard shouldDownload else {
             if let cachedResult {

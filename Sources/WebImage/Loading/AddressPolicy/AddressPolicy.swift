@@ -135,9 +135,13 @@ public struct AddressPolicy: Sendable, Hashable {
 
     /// Lower case, without brackets or a trailing dot.
     static func normalizedHost(_ host: String) -> String {
-        var name = Substring(host.lowercased())
-        if name.hasPrefix("["), name.hasSuffix("]") { name = name.dropFirst().dropLast() }
+        var name = Substring(bracketsRemoved(host.lowercased()))
         while name.hasSuffix(".") { name = name.dropLast() }
         return String(name)
+    }
+
+    /// `host` without the brackets of an IPv6 literal (`[::1]` → `::1`).
+    static func bracketsRemoved(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") && host.count >= 2 ? String(host.dropFirst().dropLast()) : host
     }
 }

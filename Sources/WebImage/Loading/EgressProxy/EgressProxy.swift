@@ -1,0 +1,108 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The downloader's in-process egress proxy (SPEC R-1; the design of Stripe's Smokescreen): an
+/// HTTP `CONNECT` proxy on a loopback port that AsyncHTTPClient is configured to use, so every
+/// connection — `http` and `https`, the first request and each redirect — is opened by
+/// ``EgressConnectHandler``, which resolves the host, checks every address against the
+/// ``AddressPolicy`` and connects only to checked addresses. TLS runs end to end through the
+/// opaque tunnel, so certificates are still verified against the host name.
+///
+/// Only a downloader whose policy refuses something starts one.
+final class EgressProxy: Sendable {
+    /// The loopback port AsyncHTTPClient connects to.
+    let port: Int
+    /// Why tunnels were not opened, for the downloader's errors.
+    let outcomes: EgressOutcomes
+    private let listener = Mutex<Listener>(.starting)
+
+    private enum Listener {
+        case starting
+        case listening(any Channel)
+        case closed
+    }
+
+    /// Binds `127.0.0.1` on a free port at once (so the port is known before the HTTP client is
+    /// configured) and starts accepting on `group`.
+    init(policy: AddressPolicy, connectTimeout: TimeAmount, group: any EventLoopGroup) throws {
+        let outcomes = EgressOutcomes()
+        self.outcomes = outcomes
+        let (descriptor, port) = try Self.bindLoopback()
+        self.port = port
+        let settings = EgressSettings(
+            policy: policy, outcomes: outcomes, connectTimeout: connectTimeout, headTimeout: max(connectTimeout, .seconds(10)))
+        ServerBootstrap(group: group)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(EgressConnectHandler(settings: settings))
+                }
+            }
+            .withBoundSocket(descriptor)
+            .whenComplete { [weak self] result in
+                guard case .success(let channel) = result else { return }
+                guard let self else {
+                    channel.close(promise: nil)  // released before the listener was ready
+                    return
+                }
+                self.started(channel)
+            }
+    }
+
+    private func started(_ channel: any Channel) {
+        let alreadyClosed = listener.withLock { state -> Bool in
+            if case .closed = state { return true }
+            state = .listening(channel)
+            return false
+        }
+        if alreadyClosed { channel.close(promise: nil) }
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Stops accepting connections. Open tunnels end when their client closes them.
+    func shutdown() {
+        let channel = listener.withLock { state -> (any Channel)? in
+            defer { state = .closed }
+            if case .listening(let channel) = state { return channel }
+            return nil
+        }
+        channel?.close(promise: nil)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a free port and listening.
+    private static func bindLoopback() throws -> (CInt, Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0, listen(descriptor, 256) == 0 else {
+            let error = failure("bind")
+            close(descriptor)
+            throw error
+        }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else {
+            let error = failure("getsockname")
+            close(descriptor)
+            throw error
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    private static func failure(_ call: String) -> WebImageError {
+        .invalidDownloadOperation(reason: "the address policy's egress proxy could not start (\(call): errno \(errno))")
+    }
+}
