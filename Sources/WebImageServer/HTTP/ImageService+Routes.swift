@@ -38,8 +38,15 @@ extension ImageService {
     func respond(to request: Request, context: some RequestContext, logger: Logger) async throws -> Response {
         let start = ContinuousClock.now
         let requestID = request.headers[.init("X-Request-ID")!] ?? Self.makeRequestID()
-        // The matched route's remainder: the path after the group's prefix, still percent-encoded.
-        let path = "/" + (context.parameters.getCatchAll().joined(separator: "/"))
+        // The path after the group's prefix, exactly as received (percent-encoded, empty
+        // segments kept: a plain source's `http://` needs them): it starts at the signature,
+        // the catch-all's first segment.
+        let raw = request.uri.path
+        var path = raw
+        if let signature = context.parameters.getCatchAll().first, !signature.isEmpty,
+           let range = raw.range(of: "/" + signature + "/") ?? raw.range(of: "/" + signature) {
+            path = String(raw[range.lowerBound...])
+        }
         let serviceResponse = await respond(
             path: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch],
             head: false)
