@@ -20,6 +20,10 @@ public final class ImageService: Sendable {
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
     private let draining = Mutex(false)
+    private let decodes = SharedCount()
+
+    /// Sources decoded since start (a 304 or a result-cache hit decodes nothing).
+    public var decodeCount: Int { decodes.value }
 
     /// Whether the service is shutting down (`/health` answers 503).
     public var isDraining: Bool { draining.withLock { $0 } }
@@ -132,9 +136,10 @@ public final class ImageService: Sendable {
             }
             defer { gate.leave() }
             metrics.setQueue(depth: gate.count)
-            result = try await renders.run(tag) { [processor, pool, results, metrics] in
+            result = try await renders.run(tag) { [processor, pool, results, metrics, decodes] in
                 let rendered = try await pool.run { () throws -> RenderedResult in
                     _ = try processor.checkHeader(source.data)
+                    decodes.increment()
                     let decodeStart = ContinuousClock.now
                     let image = try processor.decode(source.data, options: options, keepAnimation: format.isAnimatable)
                     metrics.recordStage("decode", ContinuousClock.now - decodeStart)
