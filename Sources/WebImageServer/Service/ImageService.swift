@@ -94,6 +94,16 @@ public final class ImageService: Sendable {
         try sources.checkAllowed(request.source)
 
         let choice = chooseFormat(options, request: request, accept: accept)
+        // One place per request from fetch to encode: `workers` run, `queue` wait, the rest 429.
+        guard gate.enter() else {
+            metrics.queueRejected()
+            throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
+        }
+        metrics.setQueue(depth: gate.count)
+        defer {
+            gate.leave()
+            metrics.setQueue(depth: gate.count)
+        }
         let downloadStart = ContinuousClock.now
         let source = try await sources.fetch(request.source)
         metrics.recordSource(layer: source.layer, bytes: source.data.count, duration: ContinuousClock.now - downloadStart)
@@ -130,12 +140,6 @@ public final class ImageService: Sendable {
             result = cached
         } else {
             metrics.recordResultCache(hit: false, layer: "memory")
-            guard gate.enter() else {
-                metrics.queueRejected()
-                throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
-            }
-            defer { gate.leave() }
-            metrics.setQueue(depth: gate.count)
             result = try await renders.run(tag) { [processor, pool, results, metrics, decodes] in
                 let rendered = try await pool.run { () throws -> RenderedResult in
                     _ = try processor.checkHeader(source.data)
@@ -154,7 +158,6 @@ public final class ImageService: Sendable {
                 results.insert(rendered, for: tag)
                 return rendered
             }
-            metrics.setQueue(depth: gate.count - 1)
         }
         return ok(body: result.body, contentType: format.imageFormat.mimeType, etag: tag, source: source,
                   options: options, ext: format.imageFormat.fileExtension, vary: vary, request: request)

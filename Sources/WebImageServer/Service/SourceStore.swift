@@ -64,7 +64,7 @@ final class SourceStore: Sendable {
                 extended.originalURL = source
                 extended.eTag = response?.value(forHeader: "ETag")
                 extended.lastModified = lastModified
-                diskCache.store(data, forKey: source, extendedData: extended)
+                try? await diskCache.storeAndWait(data, forKey: source, extendedData: extended)
             }
             return SourceImage(data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin")
         }
