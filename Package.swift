@@ -211,7 +211,13 @@ let package = Package(
         // Runs the built `webimage` binary (found next to the test bundle) as a subprocess.
         .testTarget(
             name: "WebImageCLITests",
-            dependencies: ["WebImageTesting", "WebImageCore", "WebImageCodecs"],
+            // AsyncHTTPClient: the `webimage serve` tests request the running service.
+            dependencies: [
+                "WebImageTesting", "WebImageCore", "WebImageCodecs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]
