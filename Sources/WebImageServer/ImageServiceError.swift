@@ -30,6 +30,8 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
     case timedOut
     /// The service is shutting down. 503.
     case unavailable
+    /// The origin answered 304 to a revalidation (internal: the cached source is used).
+    case notModified
 
     /// The HTTP status code of the error.
     public var status: Int {
@@ -43,6 +45,7 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
         case .queueFull: 429
         case .sourceFailed: 502
         case .unavailable: 503
+        case .notModified: 304
         case .timedOut: 504
         }
     }
@@ -63,6 +66,7 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .sourceFailed(reason): "source failed: \(reason)"
         case .timedOut: "timed out"
         case .unavailable: "service is shutting down"
+        case .notModified: "not modified"
         }
     }
 }

@@ -32,6 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("auto-avif"), help: "Answer AVIF to clients that accept it (true/false).") var autoAVIF: String?
     @Option(name: .customLong("cache-dir"), help: "Source cache directory.") var cacheDir: String?
     @Option(name: .customLong("local-root"), help: "Root of local:// sources.") var localRoot: String?
+    @Option(name: .customLong("source-revalidate-after"), help: "Seconds a cached source is used before revalidating it.") var sourceRevalidateAfter: String?
     @Option(help: "NAME=OPTIONS preset (repeatable); `default` applies to every URL.") var preset: [String] = []
     @Option(help: "Hex signing key (repeatable, paired with --salt).") var key: [String] = []
     @Option(help: "Hex signing salt (repeatable).") var salt: [String] = []
@@ -47,7 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("max-src-resolution", maxSrcResolution),
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
-            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("local-root", localRoot),
+            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }

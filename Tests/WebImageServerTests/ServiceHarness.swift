@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import WebImage
@@ -33,7 +34,9 @@ final class ServiceHarness: Sendable {
         configure(&configuration)
         let service = ImageService(configuration: configuration)
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = ImageServer.makeApplication(service: service, host: "127.0.0.1", port: 0) { _, port in
+        // Quiet: cancelling the server task at the end of a test logs at error level.
+        let logger = Logger(label: "test.webimage.server") { _ in SwiftLogNoOpLogHandler() }
+        let application = ImageServer.makeApplication(service: service, host: "127.0.0.1", port: 0, logger: logger) { _, port in
             continuation.yield(port)
         }
         let task = Task { try await application.runService() }

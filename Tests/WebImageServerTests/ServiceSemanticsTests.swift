@@ -158,3 +158,31 @@ enum PNGFixtures {
         return ~crc
     }
 }
+
+@Suite(.timeLimit(.minutes(2))) struct SourceCacheTests {
+    @Test func cachedSourcesAreReusedThenRevalidated() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-reval-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let png = try TestImages.png(width: 16, height: 16)
+        // Fresh for an hour: the second request must not reach the origin.
+        let fresh = try await ServiceHarness.start { $0.cacheDirectory = cache; $0.sourceRevalidateAfter = 3600 }
+        defer { Task { await fresh.stop() } }
+        fresh.origin.route("/v.png", handler: HTTPTestServer.conditional(png, entityTag: "\"v1\"", lastModified: nil, contentType: "image/png"))
+        #expect(try await fresh.get(fresh.plainPath("/v.png", options: "w:8", ext: "png")).status == 200)
+        #expect(try await fresh.get(fresh.plainPath("/v.png", options: "w:4", ext: "png")).status == 200)
+        #expect(fresh.origin.requestCount("/v.png") == 1)
+
+        // Always stale: each request revalidates with If-None-Match and the origin's 304 keeps it.
+        let stale = try await ServiceHarness.start { $0.cacheDirectory = cache; $0.sourceRevalidateAfter = 0 }
+        defer { Task { await stale.stop() } }
+        stale.origin.route("/v.png", handler: HTTPTestServer.conditional(png, entityTag: "\"v1\"", lastModified: nil, contentType: "image/png"))
+        let path = stale.plainPath("/v.png", options: "w:8", ext: "png")
+        #expect(try await stale.get(path).status == 200)  // different origin port: a new cache key, downloaded
+        let second = try await stale.get(path)
+        #expect(second.status == 200)
+        let requests = stale.origin.requests(for: "/v.png")
+        #expect(requests.count == 2)
+        #expect(requests.last?.header("If-None-Match") == "\"v1\"")
+        #expect(stale.service.decodeCount == 1, "the revalidated source gives the same ETag: the result cache answers")
+    }
+}

@@ -20,6 +20,9 @@ public struct ImageServiceConfiguration: Sendable {
     public var autoAVIF = true
     /// The source cache directory; `nil` = no source cache.
     public var cacheDirectory: URL?
+    /// Seconds a cached source is used without asking the origin; older entries are
+    /// revalidated with their `ETag`/`Last-Modified` (a 304 keeps them).
+    public var sourceRevalidateAfter = 60.0
     /// Root of `local://` sources; `nil` = `local://` refused.
     public var localRoot: URL?
     /// Source URL prefixes allowed; empty = any.

@@ -53,11 +53,28 @@ final class SourceStore: Sendable {
     func fetch(_ source: String) async throws -> SourceImage {
         try await flights.run(source) { [self] in
             if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
-            if let cached = diskCache?.data(for: source) {
-                let extended = diskCache?.extendedData(for: source)
-                return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk")
+            var validators: HTTPCacheValidators?
+            var cachedData: Data?
+            if let diskCache, let cached = diskCache.data(for: source) {
+                let extended = diskCache.extendedData(for: source)
+                let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
+                let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+                if fresh || stored.isEmpty {
+                    return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk")
+                }
+                validators = stored
+                cachedData = cached
             }
-            let (data, response) = try await download(source)
+            let data: Data, response: ImageResponseInfo?
+            do {
+                (data, response) = try await download(source, validators: validators)
+            } catch ImageServiceError.notModified {
+                // The origin confirmed the cached copy: use it and restart its freshness period.
+                guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
+                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
+                return SourceImage(
+                    data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated")
+            }
             let lastModified = response?.value(forHeader: "Last-Modified")
             if let diskCache {
                 var extended = DiskCacheExtendedData()
@@ -70,12 +87,14 @@ final class SourceStore: Sendable {
         }
     }
 
-    private func download(_ source: String) async throws -> (Data, ImageResponseInfo?) {
+    private func download(_ source: String, validators: HTTPCacheValidators?) async throws -> (Data, ImageResponseInfo?) {
         guard let url = URL(string: source), url.host != nil else { throw ImageServiceError.badURL("source URL is not a URL") }
+        var context = WebImageContext()
+        if let validators { context.cachedResponseValidators = validators }
         let box = TokenBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, ImageResponseInfo?), any Error>) in
-                let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage]) { result in
+                let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
                     switch result {
                     case let .success(loaded): continuation.resume(returning: (loaded.data, loaded.response))
                     case let .failure(error): continuation.resume(throwing: Self.map(error))
@@ -96,6 +115,7 @@ final class SourceStore: Sendable {
         case let .invalidDownloadStatusCode(code): return ImageServiceError.sourceFailed("origin status \(code)")
         case .responseTooLarge: return ImageServiceError.tooLarge("source exceeds the byte limit")
         case .cancelled: return CancellationError()
+        case .cacheNotModified: return ImageServiceError.notModified
         case let .transport(transport):
             if transport.kind == .timedOut { return ImageServiceError.timedOut }
             return ImageServiceError.sourceFailed("origin unreachable")
@@ -120,6 +140,12 @@ final class SourceStore: Sendable {
         }
         guard let data = FileManager.default.contents(atPath: candidate) else { throw ImageServiceError.sourceNotFound }
         return SourceImage(data: data, identity: Self.hash(data), lastModified: nil, layer: "local")
+    }
+
+    /// Seconds since `file` was last written (infinity when unknown).
+    static func age(of file: URL) -> Double {
+        guard let date = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date else { return .infinity }
+        return Date().timeIntervalSince(date)
     }
 
     static func hash(_ data: Data) -> String {

@@ -32,6 +32,7 @@ public enum ImageServiceSettings {
         Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
+        Setting(name: "source-revalidate-after", meaning: "seconds a cached source is used before revalidating it with the origin", defaultValue: "60", repeatable: false),
         Setting(name: "local-root", meaning: "root of local:// sources", defaultValue: "none (local:// refused)", repeatable: false),
         Setting(name: "preset", meaning: "NAME=OPTIONS preset; `default` applies to every URL", defaultValue: "none", repeatable: true),
         Setting(name: "key", meaning: "hex signing key (pairs with the salt at the same position)", defaultValue: "none (unsigned)", repeatable: true),
@@ -117,6 +118,10 @@ public enum ImageServiceSettings {
         if let value = try bool("auto-webp") { configuration.autoWebP = value }
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }
         if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
+        if let text = one("source-revalidate-after") {
+            guard let seconds = Double(text), seconds >= 0 else { throw Problem(description: "source-revalidate-after: '\(text)' is not seconds") }
+            configuration.sourceRevalidateAfter = seconds
+        }
         if let value = one("local-root") { configuration.localRoot = URL(fileURLWithPath: value, isDirectory: true) }
         for preset in values["preset"] ?? [] {
             do { try configuration.presets.define(preset) } catch { throw Problem(description: "preset: \(error)") }
