@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import NIOHTTP1
 import Testing
 import WebImage
@@ -186,3 +188,4 @@ enum PNGFixtures {
         #expect(stale.service.decodeCount == 1, "the revalidated source gives the same ETag: the result cache answers")
     }
 }
+
