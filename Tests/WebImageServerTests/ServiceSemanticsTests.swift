@@ -74,6 +74,9 @@ import WebImageTesting
             #expect(reply.header("Content-Type") == "text/plain; charset=utf-8")
         }
         #expect(harness.service.decodeCount == 1, "only the corrupt image reaches the decoder; the bomb is refused from its header")
+        let json = try await harness.get(harness.plainPath("/missing.png"), headers: [("Accept", "application/json")])
+        #expect(json.status == 404 && json.header("Content-Type") == "application/json")
+        #expect(json.text == #"{"message":"source not found","status":404}"#)
     }
 
     @Test func fullQueueGets429WithRetryAfter() async throws {

@@ -58,12 +58,13 @@ public final class ImageService: Sendable {
             var response = try await render(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
             if head { response.body = Data() }
             return response
-        } catch let error as ImageServiceError {
-            return .error(error)
-        } catch is CancellationError {
-            return .error(.unavailable)
         } catch {
-            return .error(.unprocessable("internal error"))
+            let json = accept?.lowercased().contains("application/json") == true
+            switch error {
+            case let error as ImageServiceError: return .error(error, json: json)
+            case is CancellationError: return .error(.unavailable, json: json)
+            default: return .error(.unprocessable("internal error"), json: json)
+            }
         }
     }
 

@@ -14,10 +14,18 @@ public struct ImageServiceResponse: Sendable {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    /// A plain-text error response.
-    static func error(_ error: ImageServiceError) -> ImageServiceResponse {
-        var headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")]
+    /// An error response: one line of plain text, or `{"status":…,"message":"…"}` when the
+    /// client asks for JSON (`Accept: application/json`).
+    static func error(_ error: ImageServiceError, json: Bool = false) -> ImageServiceResponse {
+        var headers = [("Cache-Control", "no-store")]
         if case let .queueFull(retryAfter) = error { headers.append(("Retry-After", String(retryAfter))) }
+        if json {
+            let object: [String: any Sendable] = ["status": error.status, "message": error.description]
+            let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            headers.insert(("Content-Type", "application/json"), at: 0)
+            return ImageServiceResponse(status: error.status, headers: headers, body: body)
+        }
+        headers.insert(("Content-Type", "text/plain; charset=utf-8"), at: 0)
         return ImageServiceResponse(status: error.status, headers: headers, body: Data((error.description + "\n").utf8))
     }
 }
