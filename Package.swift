@@ -21,6 +21,7 @@ let package = Package(
         // Test support for users' own tests: loopback HTTP servers with scripted responses and
         // request counts (as Hummingbird ships HummingbirdTesting).
         .library(name: "WebImageTesting", targets: ["WebImageTesting"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -43,6 +44,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // The image service (WebImageServer only; the pipeline library does not depend on them).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Already in the graph through Hummingbird; named so the service can build header fields.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
@@ -99,6 +106,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The image service (SPEC V): imgproxy-compatible URL API on Hummingbird 2. Its own
+        // module so the pipeline library never depends on an HTTP server.
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Shared test support: corpus manifest, reference PNG reader, pixel comparison.
         .target(
             name: "WebImageTesting",
@@ -125,6 +151,7 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 "WebImage",
+                "WebImageServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -185,10 +212,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The image service over real HTTP on loopback (origins are WebImageTesting servers).
+        .testTarget(
+            name: "WebImageServerTests",
+            dependencies: [
+                "WebImageServer", "WebImage", "WebImageTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Runs the built `webimage` binary (found next to the test bundle) as a subprocess.
         .testTarget(
             name: "WebImageCLITests",
-            dependencies: ["WebImageTesting", "WebImageCore", "WebImageCodecs"],
+            // AsyncHTTPClient: the `webimage serve` tests request the running service.
+            dependencies: [
+                "WebImageTesting", "WebImageCore", "WebImageCodecs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The ready-made stand-alone image service (SPEC V-1, V-9): the image routes, `/health` and
+/// `/metrics` on a Hummingbird application, run in a service group that drains gracefully on
+/// SIGTERM/SIGINT.
+public enum ImageServer {
+    /// A Hummingbird application serving `service` on `host:port` (port 0 picks a free port);
+    /// `onListening` receives the bound host and port once the server accepts connections.
+    public static func makeApplication(
+        service: ImageService,
+        host: String,
+        port: Int,
+        logger: Logger = Logger(label: "webimage.server"),
+        onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
+    ) -> some ApplicationProtocol {
+        let router = Router()
+        service.addOperationRoutes(to: router)
+        service.addRoutes(to: router, logger: logger)
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                await onListening(host, channel.localAddress?.port ?? port)
+            },
+            logger: logger)
+    }
+
+    /// Runs `service` until SIGTERM or SIGINT, then stops accepting, lets in-flight requests
+    /// finish (within `drainTimeout` seconds) and returns.
+    public static func run(
+        service: ImageService,
+        host: String,
+        port: Int,
+        drainTimeout: Double = 30,
+        logger: Logger = Logger(label: "webimage.server"),
+        onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
+    ) async throws {
+        let application = makeApplication(service: service, host: host, port: port, logger: logger, onListening: onListening)
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: DrainWatcher(service: service)), .init(service: application)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(drainTimeout * 1000))
+        let group = ServiceGroup(configuration: configuration)
+        try await group.run()
+        await service.shutdown()
+    }
+}
+
+/// Marks the service as draining when graceful shutdown starts (so `/health` says 503).
+struct DrainWatcher: Service {
+    let service: ImageService
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        service.beginDraining()
+    }
+}

@@ -1,0 +1,151 @@
+import WebImage
+
+/// imgproxy's geometry rules as pure arithmetic on sizes (SPEC V-2): what the source is
+/// cropped to, what it is scaled to, what the scaled image is cropped to, and the canvas it is
+/// extended onto. Rotation is applied before planning, so sizes are the rotated ones.
+struct GeometryPlan: Equatable, Sendable {
+    /// The `crop` option's area in source pixels (the whole source when absent).
+    var sourceCrop: PixelRect
+    /// The size the cropped source is scaled to.
+    var scaledSize: PixelSize
+    /// The part of the scaled image kept (`fill`, `fill-down`); the whole scaled image otherwise.
+    var resultCrop: PixelRect
+    /// The canvas size when extending, with the kept image's origin on it.
+    var canvas: (size: PixelSize, origin: (x: Int, y: Int))?
+
+    static func == (lhs: GeometryPlan, rhs: GeometryPlan) -> Bool {
+        lhs.sourceCrop == rhs.sourceCrop && lhs.scaledSize == rhs.scaledSize && lhs.resultCrop == rhs.resultCrop
+            && lhs.canvas?.size == rhs.canvas?.size && lhs.canvas?.origin.x == rhs.canvas?.origin.x
+            && lhs.canvas?.origin.y == rhs.canvas?.origin.y
+    }
+
+    /// The result's size.
+    var outputSize: PixelSize {
+        canvas?.size ?? PixelSize(width: resultCrop.width, height: resultCrop.height)
+    }
+
+    /// Plans `options` for a source of `source` pixels. `smartCenter` gives the center of the
+    /// most detailed region of a given area (for `g:sm`), in that area's coordinates.
+    init(source: PixelSize, options: ProcessingOptions, smartCenter: (PixelRect) -> (x: Double, y: Double) = { ($0.width.d / 2, $0.height.d / 2) }) {
+        // 1. crop (before resize)
+        var area = PixelRect(x: 0, y: 0, width: source.width, height: source.height)
+        if let crop = options.crop {
+            func side(_ value: Double, _ full: Int) -> Int {
+                if value == 0 { return full }
+                if value < 1 { return max(1, Int((value * Double(full)).rounded())) }
+                return min(full, Int(value.rounded()))
+            }
+            let size = PixelSize(width: side(crop.width, source.width), height: side(crop.height, source.height))
+            let gravity = crop.gravity ?? options.gravity
+            area = Self.place(size, in: source, gravity: gravity, dpr: 1, smartCenter: { smartCenter(area) })
+        }
+        sourceCrop = area
+
+        // 2. scale
+        let dpr = options.dpr
+        let requested = (w: Double(options.width) * dpr, h: Double(options.height) * dpr)
+        let (sw, sh) = (Double(area.width), Double(area.height))
+        var type = options.resizingType
+        if type == .auto {
+            let sourceLandscape = sw >= sh, requestedLandscape = requested.w >= requested.h
+            type = (requested.w == 0 || requested.h == 0 || sourceLandscape == requestedLandscape) ? .fill : .fit
+        }
+        var scaleX = 1.0, scaleY = 1.0
+        let wScale = requested.w / sw, hScale = requested.h / sh
+        switch type {
+        case .force:
+            scaleX = requested.w == 0 ? 1 : wScale
+            scaleY = requested.h == 0 ? 1 : hScale
+        case .fit:
+            let s = requested.w == 0 ? (requested.h == 0 ? 1 : hScale) : (requested.h == 0 ? wScale : min(wScale, hScale))
+            (scaleX, scaleY) = (s, s)
+        case .fill, .fillDown, .auto:
+            let s = requested.w == 0 ? (requested.h == 0 ? 1 : hScale) : (requested.h == 0 ? wScale : max(wScale, hScale))
+            (scaleX, scaleY) = (s, s)
+        }
+        if !options.enlarge {
+            // Never upscale past the source; the aspect ratio of force is kept per axis.
+            if type == .force {
+                scaleX = min(scaleX, 1)
+                scaleY = min(scaleY, 1)
+            } else if max(scaleX, scaleY) > 1 {
+                let s = 1.0
+                (scaleX, scaleY) = (s, s)
+            }
+        }
+        // dpr without a requested size still scales the source (imgproxy multiplies dimensions).
+        if requested.w == 0, requested.h == 0, dpr != 1, options.enlarge || dpr < 1 {
+            (scaleX, scaleY) = (dpr, dpr)
+        }
+        scaledSize = PixelSize(width: max(1, Int((sw * scaleX).rounded())), height: max(1, Int((sh * scaleY).rounded())))
+
+        // 3. crop the scaled image to the requested size (fill, fill-down)
+        var keep = PixelSize(width: scaledSize.width, height: scaledSize.height)
+        if type == .fill || type == .fillDown {
+            let targetW = requested.w == 0 ? scaledSize.width : Int(requested.w.rounded())
+            let targetH = requested.h == 0 ? scaledSize.height : Int(requested.h.rounded())
+            keep = PixelSize(width: min(scaledSize.width, targetW), height: min(scaledSize.height, targetH))
+            if type == .fillDown, requested.w > 0, requested.h > 0, keep.width < targetW || keep.height < targetH {
+                // Keep the requested aspect ratio inside what is there.
+                let ratio = requested.w / requested.h
+                if Double(keep.width) / Double(keep.height) > ratio {
+                    keep.width = max(1, Int((Double(keep.height) * ratio).rounded()))
+                } else {
+                    keep.height = max(1, Int((Double(keep.width) / ratio).rounded()))
+                }
+            }
+        }
+        let scaleToSource = (x: sw / Double(scaledSize.width), y: sh / Double(scaledSize.height))
+        resultCrop = Self.place(keep, in: scaledSize, gravity: options.gravity, dpr: dpr, smartCenter: {
+            let center = smartCenter(area)
+            return (center.x / scaleToSource.x, center.y / scaleToSource.y)
+        })
+
+        // 4. extend onto the requested canvas
+        canvas = nil
+        if options.extend {
+            let canvasW = max(keep.width, Int(requested.w.rounded()))
+            let canvasH = max(keep.height, Int(requested.h.rounded()))
+            if canvasW > keep.width || canvasH > keep.height {
+                let size = PixelSize(width: canvasW, height: canvasH)
+                let spot = Self.place(keep, in: size, gravity: options.extendGravity, dpr: dpr, smartCenter: { (Double(canvasW) / 2, Double(canvasH) / 2) })
+                canvas = (size, (spot.x, spot.y))
+            }
+        }
+    }
+
+    /// Where a `size` area lies inside `container` under `gravity` (imgproxy's offsets: ≥ 1
+    /// pixels scaled by dpr, < 1 a fraction of the container; east/south offsets push inward).
+    static func place(_ size: PixelSize, in container: PixelSize, gravity: Gravity, dpr: Double, smartCenter: () -> (x: Double, y: Double)) -> PixelRect {
+        let freeX = Double(container.width - size.width), freeY = Double(container.height - size.height)
+        var x: Double, y: Double
+        switch gravity {
+        case let .anchor(anchor, offsetX, offsetY):
+            let ox = abs(offsetX) < 1 ? offsetX * Double(container.width) : offsetX * dpr
+            let oy = abs(offsetY) < 1 ? offsetY * Double(container.height) : offsetY * dpr
+            switch anchor {
+            case .north: (x, y) = (freeX / 2 + ox, oy)
+            case .south: (x, y) = (freeX / 2 + ox, freeY - oy)
+            case .east: (x, y) = (freeX - ox, freeY / 2 + oy)
+            case .west: (x, y) = (ox, freeY / 2 + oy)
+            case .northEast: (x, y) = (freeX - ox, oy)
+            case .northWest: (x, y) = (ox, oy)
+            case .southEast: (x, y) = (freeX - ox, freeY - oy)
+            case .southWest: (x, y) = (ox, freeY - oy)
+            case .center: (x, y) = (freeX / 2 + ox, freeY / 2 + oy)
+            }
+        case let .focusPoint(fx, fy):
+            (x, y) = (fx * Double(container.width) - Double(size.width) / 2, fy * Double(container.height) - Double(size.height) / 2)
+        case .smart:
+            let center = smartCenter()
+            (x, y) = (center.x - Double(size.width) / 2, center.y - Double(size.height) / 2)
+        }
+        let clampedX = Int(min(max(0, x), max(0, freeX)).rounded(.down))
+        let clampedY = Int(min(max(0, y), max(0, freeY)).rounded(.down))
+        return PixelRect(x: clampedX, y: clampedY, width: size.width, height: size.height)
+    }
+}
+
+extension Int {
+    var d: Double { Double(self) }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import WebImage
+
+/// The service's processing pipeline for one request (SPEC V-2, V-5, V-6): header check,
+/// decode, auto-rotate, rotate, trim, crop, scale, result crop, extend, background, blur,
+/// sharpen, encode. Pure and synchronous: the caller runs it on the processing pool.
+struct ImageProcessor: Sendable {
+    var coders: CodersManager = .shared
+    var limits = ProcessingLimits()
+
+    /// imgproxy's per-format default qualities.
+    static func defaultQuality(for format: OutputFormat) -> Int {
+        switch format {
+        case .avif: 65
+        case .webp: 79
+        default: 80
+        }
+    }
+
+    /// Checks the header's declared size and frames against the limits, without decoding.
+    /// - Throws: ``ImageServiceError/notAnImage``, ``ImageServiceError/tooLarge(_:)``.
+    func checkHeader(_ data: Data) throws(ImageServiceError) -> ImageMetadata {
+        let metadata: ImageMetadata
+        do { metadata = try ImageHeaderReader.read(data) } catch {
+            if ImageFormat.detect(data) == .unknown { throw .notAnImage }
+            throw .unprocessable("unreadable header")
+        }
+        let pixels = metadata.pixelSize.pixelCount
+        guard pixels <= limits.maxSourcePixels else {
+            throw .tooLarge("\(metadata.pixelSize) exceeds \(limits.maxSourcePixels) pixels")
+        }
+        if let frames = metadata.frameCount {
+            guard frames <= limits.maxAnimationFrames else {
+                throw .tooLarge("\(frames) frames exceed \(limits.maxAnimationFrames)")
+            }
+            let (total, overflow) = pixels.multipliedReportingOverflow(by: max(frames, 1))
+            guard !overflow, total <= limits.maxTotalAnimationPixels else {
+                throw .tooLarge("animation exceeds \(limits.maxTotalAnimationPixels) pixels")
+            }
+        }
+        return metadata
+    }
+
+    /// Decodes `data` with the limits applied again by the decoder.
+    func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> Image {
+        var decodeOptions = DecodeOptions()
+        decodeOptions.applyOrientation = options.autoRotate ?? true
+        decodeOptions.firstFrameOnly = !keepAnimation
+        decodeOptions.limits.maxPixelCount = limits.maxSourcePixels
+        decodeOptions.limits.maxFrameCount = limits.maxAnimationFrames
+        decodeOptions.limits.maxTotalAnimationPixels = limits.maxTotalAnimationPixels
+        do {
+            return try coders.decode(data, options: decodeOptions)
+        } catch let error as WebImageError {
+            if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
+            if case .unsupportedFormat = error { throw .notAnImage }
+            throw .unprocessable(error.description)
+        } catch {
+            throw .unprocessable("\(error)")
+        }
+    }
+
+    /// Applies every geometry and filter option to `image`.
+    func transform(_ image: Image, options: ProcessingOptions) throws(ImageServiceError) -> Image {
+        var current = image
+        if options.rotate != 0 {
+            guard let rotated = RotateTransformer(angle: Double(options.rotate)).transform(current, key: "") else {
+                throw .unprocessable("rotation failed")
+            }
+            current = rotated
+        }
+        if let trim = options.trim, !current.isAnimated, let box = Trimming.box(of: current.pixels, trim: trim),
+           let trimmed = current.mappingFrames({ $0.cropped(to: box) }) {
+            current = trimmed
+        }
+        let plan = GeometryPlan(source: current.pixelSize, options: options) { area in
+            SmartGravity.center(of: current.pixels, in: area)
+        }
+        let output = plan.outputSize
+        guard output.width <= limits.maxResultDimension, output.height <= limits.maxResultDimension else {
+            throw .badOption(option: "resize", reason: "result \(output) exceeds \(limits.maxResultDimension) pixels per side")
+        }
+        let resampler = Resampler()
+        let mapped = current.mappingFrames { pixels -> PixelBuffer? in
+            var frame = Self.resample(pixels, plan: plan, resampler: resampler)
+            if let canvas = plan.canvas {
+                frame = Self.extend(frame, to: canvas.size, at: canvas.origin, background: options.background)
+            }
+            if let background = options.background { frame = Self.flatten(frame, on: background) }
+            if options.blur > 0 { frame = frame.blurredExactly(sigma: min(options.blur, 50)) }
+            if options.sharpen > 0 { frame = Sharpening.sharpened(frame, sigma: options.sharpen) }
+            return frame
+        }
+        guard let result = mapped else { throw .unprocessable("transform failed") }
+        if options.background != nil { return result.replacing(frames: result.frames, hasAlpha: false) }
+        return result
+    }
+
+    /// Encodes `image` as `format` with the request's quality and byte limit.
+    func encode(_ image: Image, as format: OutputFormat, options: ProcessingOptions) throws(ImageServiceError) -> Data {
+        let quality = options.quality > 0 ? options.quality : (options.formatQuality[format] ?? Self.defaultQuality(for: format))
+        let encodeOptions = EncodeOptions(
+            quality: Double(quality) / 100,
+            maxFileSize: options.maxBytes > 0 ? options.maxBytes : nil,
+            keepAnimation: format.isAnimatable)
+        do {
+            return try coders.encode(image, format: format.imageFormat, options: encodeOptions)
+        } catch {
+            throw .unprocessable("encoding \(format.rawValue) failed")
+        }
+    }
+
+    /// One resample from the source crop's kept part straight to the kept size.
+    static func resample(_ pixels: PixelBuffer, plan: GeometryPlan, resampler: Resampler) -> PixelBuffer {
+        let area = plan.sourceCrop, scaled = plan.scaledSize, keep = plan.resultCrop
+        let fx = Double(area.width) / Double(scaled.width), fy = Double(area.height) / Double(scaled.height)
+        if fx == 1, fy == 1 {
+            let rect = PixelRect(x: area.x + keep.x, y: area.y + keep.y, width: keep.width, height: keep.height)
+            if rect.x == 0, rect.y == 0, rect.width == pixels.width, rect.height == pixels.height { return pixels }
+            return pixels.cropped(to: rect) ?? pixels
+        }
+        let region = ResampleRegion(
+            x: Double(area.x) + Double(keep.x) * fx, y: Double(area.y) + Double(keep.y) * fy,
+            width: Double(keep.width) * fx, height: Double(keep.height) * fy)
+        return resampler.resample(pixels, to: PixelSize(width: keep.width, height: keep.height), region: region)
+    }
+
+    /// `pixels` placed on a `size` canvas at `origin`, the rest `background` (transparent if nil).
+    static func extend(_ pixels: PixelBuffer, to size: PixelSize, at origin: (x: Int, y: Int), background: RGBColor?) -> PixelBuffer {
+        let fill: [UInt8] = background.map { [$0.red, $0.green, $0.blue, 255] } ?? [0, 0, 0, 0]
+        return PixelBuffer.make(width: size.width, height: size.height) { out in
+            for index in stride(from: 0, to: out.count, by: 4) {
+                out[index] = fill[0]; out[index + 1] = fill[1]; out[index + 2] = fill[2]; out[index + 3] = fill[3]
+            }
+            pixels.bytes.withUnsafeBufferPointer { source in
+                let rowBytes = pixels.width * 4
+                for row in 0..<pixels.height {
+                    let target = ((origin.y + row) * size.width + origin.x) * 4
+                    for byte in 0..<rowBytes { out[target + byte] = source[row * rowBytes + byte] }
+                }
+            }
+        }
+    }
+
+    /// `pixels` composited over an opaque `color`.
+    static func flatten(_ pixels: PixelBuffer, on color: RGBColor) -> PixelBuffer {
+        let background = [Int(color.red), Int(color.green), Int(color.blue)]
+        return PixelBuffer.make(width: pixels.width, height: pixels.height) { out in
+            pixels.bytes.withUnsafeBufferPointer { source in
+                for index in stride(from: 0, to: source.count, by: 4) {
+                    let alpha = Int(source[index + 3])
+                    for channel in 0..<3 {
+                        out[index + channel] = UInt8((Int(source[index + channel]) * alpha + background[channel] * (255 - alpha) + 127) / 255)
+                    }
+                    out[index + 3] = 255
+                }
+            }
+        }
+    }
+}

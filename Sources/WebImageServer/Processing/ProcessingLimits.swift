@@ -1,0 +1,16 @@
+/// Limits checked from the source's header before decoding and again by the decoder (SPEC V-5).
+public struct ProcessingLimits: Sendable, Hashable {
+    /// Largest source resolution in pixels (imgproxy's default: 50 megapixels).
+    public var maxSourcePixels = 50_000_000
+    /// Most frames of an animated source (default 100).
+    public var maxAnimationFrames = 100
+    /// Most pixels of all frames of an animation together.
+    public var maxTotalAnimationPixels = 500_000_000
+    /// Largest source in bytes (default 64 MiB).
+    public var maxSourceBytes = 64 * 1024 * 1024
+    /// Largest result side in pixels.
+    public var maxResultDimension = 16_384
+
+    /// The defaults.
+    public init() {}
+}

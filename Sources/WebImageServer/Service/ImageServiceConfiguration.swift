@@ -1,0 +1,52 @@
+import Foundation
+import WebImage
+
+/// Everything the image service is configured with (SPEC V-1). Defaults are safe to expose to
+/// the internet: public addresses only, limits on, no local files.
+public struct ImageServiceConfiguration: Sendable {
+    /// Key/salt pairs; empty = unsigned mode (any signature segment, e.g. `insecure`, accepted).
+    public var keyPairs: [URLSigner.KeyPair] = []
+    /// Bytes of HMAC kept in signatures (1…32).
+    public var signatureSize = 32
+    /// Named presets; `default` applies to every request.
+    public var presets = PresetTable()
+    /// Source and result limits.
+    public var limits = ProcessingLimits()
+    /// `Cache-Control: public, max-age=` seconds.
+    public var ttl = 31_536_000
+    /// Negotiate WebP from `Accept` when no format is given.
+    public var autoWebP = true
+    /// Negotiate AVIF from `Accept` when no format is given (before WebP).
+    public var autoAVIF = true
+    /// The source cache directory; `nil` = no source cache.
+    public var cacheDirectory: URL?
+    /// Seconds a cached source is used without asking the origin; older entries are
+    /// revalidated with their `ETag`/`Last-Modified` (a 304 keeps them).
+    public var sourceRevalidateAfter = 60.0
+    /// Root of `local://` sources; `nil` = `local://` refused.
+    public var localRoot: URL?
+    /// Source URL prefixes allowed; empty = any.
+    public var allowedSourcePrefixes: [String] = []
+    /// Which resolved addresses sources may come from (SPEC R-1): public only by default.
+    public var addressPolicy: AddressPolicy = .publicInternetOnly
+    /// Renders running at once (default: the core count).
+    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Requests allowed to wait for a worker; beyond it, 429.
+    public var queue = 64
+    /// Seconds a client is told to wait after a 429.
+    public var retryAfter = 1
+    /// Seconds a source download may take before 504.
+    public var downloadTimeout = 10.0
+    /// Redirects followed for a source.
+    public var maximumRedirects = 5
+    /// Bytes of rendered results kept in memory (byte-bounded LRU).
+    public var resultCacheBytes = 64 * 1024 * 1024
+
+    /// The defaults.
+    public init() {}
+
+    /// The signer, or `nil` in unsigned mode.
+    public var signer: URLSigner? {
+        keyPairs.isEmpty ? nil : URLSigner(keyPairs: keyPairs, signatureSize: signatureSize)
+    }
+}

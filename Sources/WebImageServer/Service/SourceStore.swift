@@ -1,0 +1,178 @@
+import Crypto
+import Foundation
+import WebImage
+
+/// A fetched source: its bytes and an identity for ETags.
+struct SourceImage: Sendable {
+    var data: Data
+    /// Hex SHA-256 of the bytes: the source's identity in ETags and result keys.
+    var identity: String
+    /// The origin's `Last-Modified`, if any.
+    var lastModified: String?
+    /// Where it came from, for metrics: `origin`, `disk`, `local`.
+    var layer: String
+}
+
+/// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
+/// policy, the disk cache as source cache; `local://` under the configured root.
+final class SourceStore: Sendable {
+    let downloader: ImageDownloader
+    let diskCache: DiskCache?
+    let configuration: ImageServiceConfiguration
+    private let flights = SingleFlight<String, SourceImage>()
+
+    init(configuration: ImageServiceConfiguration) {
+        self.configuration = configuration
+        var downloaderConfiguration = ImageDownloaderConfiguration()
+        downloaderConfiguration.addressPolicy = configuration.addressPolicy
+        downloaderConfiguration.maximumResponseSize = Int64(configuration.limits.maxSourceBytes)
+        downloaderConfiguration.downloadTimeout = configuration.downloadTimeout
+        downloaderConfiguration.maximumRequestDuration = configuration.downloadTimeout
+        downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
+        downloaderConfiguration.maxConcurrentDownloads = 64
+        downloader = ImageDownloader(configuration: downloaderConfiguration)
+        diskCache = configuration.cacheDirectory.map { DiskCache(directory: $0) }
+    }
+
+    /// Refuses sources outside the allow-list, unknown schemes and `local://` without a root.
+    func checkAllowed(_ source: String) throws(ImageServiceError) {
+        if !configuration.allowedSourcePrefixes.isEmpty,
+           !configuration.allowedSourcePrefixes.contains(where: { source.hasPrefix($0) }) {
+            throw .sourceNotAllowed("not in the allow-list")
+        }
+        let lower = source.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
+        if lower.hasPrefix("local://") {
+            guard configuration.localRoot != nil else { throw .sourceNotAllowed("local sources are off") }
+            return
+        }
+        throw .sourceNotAllowed("unsupported scheme")
+    }
+
+    /// The source's bytes; concurrent fetches of one source share one download.
+    func fetch(_ source: String) async throws -> SourceImage {
+        try await flights.run(source) { [self] in
+            if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
+            var validators: HTTPCacheValidators?
+            var cachedData: Data?
+            if let diskCache, let cached = diskCache.data(for: source) {
+                let extended = diskCache.extendedData(for: source)
+                let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
+                let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+                if fresh || stored.isEmpty {
+                    return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk")
+                }
+                validators = stored
+                cachedData = cached
+            }
+            let data: Data, response: ImageResponseInfo?
+            do {
+                (data, response) = try await download(source, validators: validators)
+            } catch ImageServiceError.notModified {
+                // The origin confirmed the cached copy: use it and restart its freshness period.
+                guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
+                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
+                return SourceImage(
+                    data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated")
+            }
+            let lastModified = response?.value(forHeader: "Last-Modified")
+            if let diskCache {
+                var extended = DiskCacheExtendedData()
+                extended.originalURL = source
+                extended.eTag = response?.value(forHeader: "ETag")
+                extended.lastModified = lastModified
+                try? await diskCache.storeAndWait(data, forKey: source, extendedData: extended)
+            }
+            return SourceImage(data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin")
+        }
+    }
+
+    private func download(_ source: String, validators: HTTPCacheValidators?) async throws -> (Data, ImageResponseInfo?) {
+        guard let url = URL(string: source), url.host != nil else { throw ImageServiceError.badURL("source URL is not a URL") }
+        var context = WebImageContext()
+        if let validators { context.cachedResponseValidators = validators }
+        let box = TokenBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, ImageResponseInfo?), any Error>) in
+                let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
+                    switch result {
+                    case let .success(loaded): continuation.resume(returning: (loaded.data, loaded.response))
+                    case let .failure(error): continuation.resume(throwing: Self.map(error))
+                    }
+                }
+                box.set(token)
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+
+    /// The service error for a download error.
+    static func map(_ error: WebImageError) -> any Error {
+        switch error {
+        case .addressRefused, .unsupportedURL: return ImageServiceError.sourceNotAllowed("address refused")
+        case let .invalidDownloadStatusCode(code) where code == 404 || code == 410: return ImageServiceError.sourceNotFound
+        case let .invalidDownloadStatusCode(code): return ImageServiceError.sourceFailed("origin status \(code)")
+        case .responseTooLarge: return ImageServiceError.tooLarge("source exceeds the byte limit")
+        case .cancelled: return CancellationError()
+        case .cacheNotModified: return ImageServiceError.notModified
+        case let .transport(transport):
+            if transport.kind == .timedOut { return ImageServiceError.timedOut }
+            return ImageServiceError.sourceFailed("origin unreachable")
+        case .invalidURL: return ImageServiceError.badURL("source URL is not a URL")
+        default: return ImageServiceError.sourceFailed(error.code)
+        }
+    }
+
+    /// Reads a `local://` file under the root; `..` and symbolic links may not leave it.
+    func readLocal(_ source: String) throws -> SourceImage {
+        guard let root = configuration.localRoot else { throw ImageServiceError.sourceNotAllowed("local sources are off") }
+        let relative = String(source.dropFirst("local://".count))
+        let rootPath = root.standardizedFileURL.resolvingSymlinksInPath().path
+        let candidate = URL(fileURLWithPath: rootPath).appendingPathComponent(relative).standardizedFileURL.resolvingSymlinksInPath().path
+        guard candidate.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/") else {
+            throw ImageServiceError.sourceNotAllowed("outside the local root")
+        }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
+              (attributes[.type] as? FileAttributeType) == .typeRegular else { throw ImageServiceError.sourceNotFound }
+        if let size = attributes[.size] as? Int, size > configuration.limits.maxSourceBytes {
+            throw ImageServiceError.tooLarge("source exceeds the byte limit")
+        }
+        guard let data = FileManager.default.contents(atPath: candidate) else { throw ImageServiceError.sourceNotFound }
+        return SourceImage(data: data, identity: Self.hash(data), lastModified: nil, layer: "local")
+    }
+
+    /// Seconds since `file` was last written (infinity when unknown).
+    static func age(of file: URL) -> Double {
+        guard let date = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date else { return .infinity }
+        return Date().timeIntervalSince(date)
+    }
+
+    static func hash(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+}
+
+/// Holds a download token for a cancellation handler that may run before it exists.
+/// `@unchecked Sendable`: every access goes through `lock`.
+private final class TokenBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var token: DownloadToken?
+    private var cancelled = false
+
+    func set(_ token: DownloadToken) {
+        let cancelNow = lock.withLock { () -> Bool in
+            self.token = token
+            return cancelled
+        }
+        if cancelNow { token.cancel() }
+    }
+
+    func cancel() {
+        let token = lock.withLock { () -> DownloadToken? in
+            cancelled = true
+            return self.token
+        }
+        token?.cancel()
+    }
+}

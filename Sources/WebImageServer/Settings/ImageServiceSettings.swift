@@ -1,0 +1,156 @@
+import Foundation
+import WebImage
+
+/// The service's settings in one table (SPEC V-1): each is a command-line flag `--NAME`, an
+/// environment variable `WEBIMAGE_NAME` (upper case, `-` → `_`) and a configuration-file line
+/// `NAME = VALUE`. Flags win over the environment, which wins over the file.
+public enum ImageServiceSettings {
+    /// One setting.
+    public struct Setting: Sendable {
+        /// The flag and file name (`max-src-bytes`).
+        public let name: String
+        /// What it does.
+        public let meaning: String
+        /// The default, as text.
+        public let defaultValue: String
+        /// Whether it may be given several times (`key`, `salt`, `preset`, …).
+        public let repeatable: Bool
+
+        /// The environment variable: `WEBIMAGE_` + upper-cased name with `_` for `-`.
+        public var environmentName: String { "WEBIMAGE_" + name.uppercased().replacingOccurrences(of: "-", with: "_") }
+    }
+
+    /// Every setting.
+    public static let all: [Setting] = [
+        Setting(name: "bind", meaning: "HOST:PORT to listen on; port 0 picks a free port", defaultValue: "127.0.0.1:8080", repeatable: false),
+        Setting(name: "workers", meaning: "requests processed at once", defaultValue: "the core count", repeatable: false),
+        Setting(name: "queue", meaning: "requests allowed to wait; beyond, 429", defaultValue: "64", repeatable: false),
+        Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
+        Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
+        Setting(name: "max-animation-frames", meaning: "most frames of an animated source", defaultValue: "100", repeatable: false),
+        Setting(name: "ttl", meaning: "Cache-Control max-age in seconds", defaultValue: "31536000", repeatable: false),
+        Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
+        Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
+        Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
+        Setting(name: "source-revalidate-after", meaning: "seconds a cached source is used before revalidating it with the origin", defaultValue: "60", repeatable: false),
+        Setting(name: "local-root", meaning: "root of local:// sources", defaultValue: "none (local:// refused)", repeatable: false),
+        Setting(name: "preset", meaning: "NAME=OPTIONS preset; `default` applies to every URL", defaultValue: "none", repeatable: true),
+        Setting(name: "key", meaning: "hex signing key (pairs with the salt at the same position)", defaultValue: "none (unsigned)", repeatable: true),
+        Setting(name: "salt", meaning: "hex signing salt", defaultValue: "none", repeatable: true),
+        Setting(name: "signature-size", meaning: "bytes of HMAC kept in signatures (1-32)", defaultValue: "32", repeatable: false),
+        Setting(name: "allow-source", meaning: "allowed source URL prefix", defaultValue: "any", repeatable: true),
+        Setting(name: "allow-network", meaning: "address class allowed for sources: loopback, private, link-local", defaultValue: "none (public only)", repeatable: true),
+        Setting(name: "allow-address", meaning: "CIDR range allowed for sources", defaultValue: "none", repeatable: true),
+        Setting(name: "download-timeout", meaning: "seconds a source download may take (then 504)", defaultValue: "10", repeatable: false),
+        Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
+    ]
+
+    /// What a bad setting is.
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        /// The message.
+        public let description: String
+    }
+
+    /// Values from a configuration file: `name = value` lines, `#` comments, blank lines.
+    public static func values(fromConfigFile text: String) throws(Problem) -> [String: [String]] {
+        var values: [String: [String]] = [:]
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else { throw Problem(description: "line \(number + 1): expected NAME = VALUE") }
+            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard all.contains(where: { $0.name == name }) else { throw Problem(description: "line \(number + 1): unknown setting '\(name)'") }
+            values[name, default: []].append(value)
+        }
+        return values
+    }
+
+    /// Values from `WEBIMAGE_*` variables; repeatable ones take comma-separated lists.
+    public static func values(fromEnvironment environment: [String: String]) -> [String: [String]] {
+        var values: [String: [String]] = [:]
+        for setting in all {
+            guard let value = environment[setting.environmentName] else { continue }
+            values[setting.name] = setting.repeatable ? value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : [value]
+        }
+        return values
+    }
+
+    /// `overrides` on top of `base`, setting by setting.
+    public static func merge(_ base: [String: [String]], _ overrides: [String: [String]]) -> [String: [String]] {
+        base.merging(overrides) { _, new in new }
+    }
+
+    /// The configuration and bind address the values describe.
+    public static func configuration(from values: [String: [String]]) throws(Problem) -> (ImageServiceConfiguration, host: String, port: Int) {
+        var configuration = ImageServiceConfiguration()
+        func one(_ name: String) -> String? { values[name]?.last }
+        func int(_ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int? {
+            guard let text = one(name) else { return nil }
+            guard let value = Int(text), range.contains(value) else { throw Problem(description: "\(name): '\(text)' is not a number in \(range)") }
+            return value
+        }
+        func bool(_ name: String) throws(Problem) -> Bool? {
+            guard let text = one(name) else { return nil }
+            switch text.lowercased() {
+            case "1", "t", "true", "yes", "on": return true
+            case "0", "f", "false", "no", "off": return false
+            default: throw Problem(description: "\(name): '\(text)' is not true or false")
+            }
+        }
+        var host = "127.0.0.1", port = 8080
+        if let bind = one("bind") {
+            guard let colon = bind.lastIndex(of: ":"), let parsed = Int(bind[bind.index(after: colon)...]), (0...65535).contains(parsed) else {
+                throw Problem(description: "bind: expected HOST:PORT, got '\(bind)'")
+            }
+            host = String(bind[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            port = parsed
+        }
+        if let value = try int("workers", 1...1024) { configuration.workers = value }
+        if let value = try int("queue", 0...1_000_000) { configuration.queue = value }
+        if let text = one("max-src-resolution") {
+            guard let megapixels = Double(text), megapixels > 0, megapixels <= 10_000 else { throw Problem(description: "max-src-resolution: '\(text)' is not megapixels") }
+            configuration.limits.maxSourcePixels = Int(megapixels * 1_000_000)
+        }
+        if let value = try int("max-src-bytes", 1...Int(Int32.max)) { configuration.limits.maxSourceBytes = value }
+        if let value = try int("max-animation-frames", 1...100_000) { configuration.limits.maxAnimationFrames = value }
+        if let value = try int("ttl", 0...Int(Int32.max)) { configuration.ttl = value }
+        if let value = try bool("auto-webp") { configuration.autoWebP = value }
+        if let value = try bool("auto-avif") { configuration.autoAVIF = value }
+        if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
+        if let text = one("source-revalidate-after") {
+            guard let seconds = Double(text), seconds >= 0 else { throw Problem(description: "source-revalidate-after: '\(text)' is not seconds") }
+            configuration.sourceRevalidateAfter = seconds
+        }
+        if let value = one("local-root") { configuration.localRoot = URL(fileURLWithPath: value, isDirectory: true) }
+        for preset in values["preset"] ?? [] {
+            do { try configuration.presets.define(preset) } catch { throw Problem(description: "preset: \(error)") }
+        }
+        let keys = values["key"] ?? [], salts = values["salt"] ?? []
+        guard keys.count == salts.count else { throw Problem(description: "key/salt: give as many salts as keys (\(keys.count) keys, \(salts.count) salts)") }
+        for (key, salt) in zip(keys, salts) {
+            guard let pair = URLSigner.KeyPair(hexKey: key, hexSalt: salt) else { throw Problem(description: "key/salt: not hex") }
+            configuration.keyPairs.append(pair)
+        }
+        if let value = try int("signature-size", 1...32) { configuration.signatureSize = value }
+        configuration.allowedSourcePrefixes = values["allow-source"] ?? []
+        for network in values["allow-network"] ?? [] {
+            switch network {
+            case "loopback": configuration.addressPolicy.deniedClasses.remove(.loopback)
+            case "private": configuration.addressPolicy.deniedClasses.subtract([.privateNetwork, .carrierGradeNAT])
+            case "link-local": configuration.addressPolicy.deniedClasses.remove(.linkLocal)
+            default: throw Problem(description: "allow-network: '\(network)' is not loopback, private or link-local")
+            }
+        }
+        for text in values["allow-address"] ?? [] {
+            guard let range = IPAddressRange(text) else { throw Problem(description: "allow-address: '\(text)' is not a CIDR range") }
+            configuration.addressPolicy.allowedRanges.append(range)
+        }
+        if let text = one("download-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "download-timeout: '\(text)' is not seconds") }
+            configuration.downloadTimeout = seconds
+        }
+        if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
+        return (configuration, host, port)
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+
+/// Named option lists from the configuration (`--preset NAME=OPTIONS`), expanded by `pr:NAME`;
+/// the preset called `default` applies to every request before its own options (SPEC V-2).
+public struct PresetTable: Sendable, Hashable {
+    /// Each preset's option segments (`name:arg:arg`), in order.
+    public private(set) var presets: [String: [String]] = [:]
+
+    /// An empty table.
+    public init() {}
+
+    /// Adds (or replaces) `name` with `options`, imgproxy's preset syntax: segments separated by
+    /// `/`, e.g. `rs:fill:300:300/q:80`. Checks the segments now, so a bad preset fails at start.
+    public mutating func define(_ name: String, options: String) throws(ImageServiceError) {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw .badOption(option: "preset", reason: "invalid preset name '\(name)'")
+        }
+        let segments = options.split(separator: "/").map(String.init)
+        var probe = ProcessingOptions()
+        var scratch = self
+        scratch.presets[name] = segments
+        for segment in segments { try probe.apply(segment: segment, presets: scratch, depth: 1) }
+        presets[name] = segments
+    }
+
+    /// Parses `NAME=OPTIONS` as given on the command line.
+    public mutating func define(_ assignment: String) throws(ImageServiceError) {
+        guard let equals = assignment.firstIndex(of: "=") else {
+            throw .badOption(option: "preset", reason: "expected NAME=OPTIONS, got '\(assignment)'")
+        }
+        try define(String(assignment[..<equals]), options: String(assignment[assignment.index(after: equals)...]))
+    }
+}
+
+extension ProcessingOptions {
+    /// Presets may name presets; deeper nesting than this is refused (and stops cycles).
+    static let maximumPresetDepth = 8
+
+    /// Options from URL segments: the `default` preset first (if defined), then each segment.
+    public static func parse(segments: [String], presets: PresetTable) throws(ImageServiceError) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        if let defaults = presets.presets["default"] {
+            for segment in defaults { try options.apply(segment: segment, presets: presets, depth: 1) }
+        }
+        for segment in segments { try options.apply(segment: segment, presets: presets, depth: 0) }
+        return options
+    }
+
+    /// Applies one `name:arg:arg` segment. Unknown names and bad arguments throw
+    /// ``ImageServiceError/badOption(option:reason:)`` naming the option.
+    mutating func apply(segment: String, presets: PresetTable, depth: Int) throws(ImageServiceError) {
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map { String($0).removingPercentEncoding ?? String($0) }
+        let name = parts[0]
+        let args = OptionArguments(option: name, values: Array(parts.dropFirst()))
+        switch name {
+        case "resize", "rs":
+            try args.requireCount(1...6)
+            if let type = args.nonEmpty(0) { resizingType = try args.resizingType(type) }
+            try applySize(args, from: 1)
+        case "size", "s":
+            try args.requireCount(1...5)
+            try applySize(args, from: 0)
+        case "resizing_type", "rt":
+            try args.requireCount(1...1)
+            resizingType = try args.resizingType(args.values[0])
+        case "width", "w":
+            try args.requireCount(1...1)
+            width = try args.dimension(0)
+        case "height", "h":
+            try args.requireCount(1...1)
+            height = try args.dimension(0)
+        case "dpr":
+            try args.requireCount(1...1)
+            let value = try args.double(0)
+            guard value > 0, value <= 8 else { throw args.bad("dpr must be greater than 0 and at most 8") }
+            dpr = value
+        case "enlarge", "el":
+            try args.requireCount(1...1)
+            enlarge = try args.bool(0)
+        case "extend", "ex":
+            try args.requireCount(1...4)
+            extend = try args.bool(0)
+            if args.values.count > 1 { extendGravity = try args.gravity(from: 1, allowSmart: false) }
+        case "gravity", "g":
+            try args.requireCount(1...3)
+            gravity = try args.gravity(from: 0, allowSmart: true)
+        case "crop", "c":
+            try args.requireCount(2...5)
+            let cropWidth = try args.double(0), cropHeight = try args.double(1)
+            guard cropWidth >= 0, cropHeight >= 0 else { throw args.bad("crop size must not be negative") }
+            crop = CropArea(
+                width: cropWidth, height: cropHeight,
+                gravity: args.values.count > 2 ? try args.gravity(from: 2, allowSmart: true) : nil
+            )
+        case "trim", "t":
+            try args.requireCount(1...4)
+            let threshold = try args.double(0)
+            guard threshold >= 0 else { throw args.bad("threshold must not be negative") }
+            trim = TrimOptions(
+                threshold: threshold,
+                color: args.nonEmpty(1) == nil ? nil : try args.hexColor(1),
+                equalHorizontal: args.nonEmpty(2) == nil ? false : try args.bool(2),
+                equalVertical: args.nonEmpty(3) == nil ? false : try args.bool(3)
+            )
+        case "quality", "q":
+            try args.requireCount(1...1)
+            quality = try args.quality(0)
+        case "format_quality", "fq":
+            guard !args.values.isEmpty, args.values.count % 2 == 0 else { throw args.bad("expected format:quality pairs") }
+            for index in stride(from: 0, to: args.values.count, by: 2) {
+                formatQuality[try args.format(index)] = try args.quality(index + 1)
+            }
+        case "format", "f", "ext":
+            try args.requireCount(1...1)
+            format = try args.format(0)
+        case "background", "bg":
+            if args.values.isEmpty || args.values == [""] {
+                background = nil
+            } else if args.values.count == 3 {
+                background = RGBColor(red: try args.byte(0), green: try args.byte(1), blue: try args.byte(2))
+            } else if args.values.count == 1 {
+                background = try args.hexColor(0)
+            } else {
+                throw args.bad("expected R:G:B or a hex color")
+            }
+        case "blur", "bl":
+            try args.requireCount(1...1)
+            blur = try args.sigma(0)
+        case "sharpen", "sh":
+            try args.requireCount(1...1)
+            sharpen = try args.sigma(0)
+        case "rotate", "rot":
+            try args.requireCount(1...1)
+            guard let angle = Int(args.values[0]), angle % 90 == 0 else { throw args.bad("angle must be a multiple of 90") }
+            rotate = ((angle % 360) + 360) % 360
+        case "auto_rotate", "ar":
+            try args.requireCount(1...1)
+            autoRotate = try args.bool(0)
+        case "strip_metadata", "sm":
+            try args.requireCount(1...1)
+            stripMetadata = try args.bool(0)
+        case "preset", "pr":
+            guard !args.values.isEmpty else { throw args.bad("expected preset names") }
+            guard depth < Self.maximumPresetDepth else { throw args.bad("presets nested too deeply") }
+            for presetName in args.values {
+                guard let segments = presets.presets[presetName] else { throw args.bad("unknown preset '\(presetName)'") }
+                for inner in segments { try apply(segment: inner, presets: presets, depth: depth + 1) }
+                self.presets.append(presetName)
+            }
+        case "cachebuster", "cb":
+            try args.requireCount(1...1)
+            cacheBuster = args.values[0].isEmpty ? nil : args.values[0]
+        case "expires", "exp":
+            try args.requireCount(1...1)
+            guard let time = Int64(args.values[0]) else { throw args.bad("expected a unix timestamp") }
+            expires = time
+        case "max_bytes", "mb":
+            try args.requireCount(1...1)
+            guard let bytes = Int(args.values[0]), bytes >= 0 else { throw args.bad("expected a byte count") }
+            maxBytes = bytes
+        case "raw":
+            try args.requireCount(1...1)
+            raw = try args.bool(0)
+        case "return_attachment", "att":
+            try args.requireCount(1...1)
+            returnAttachment = try args.bool(0)
+        case "filename", "fn":
+            try args.requireCount(1...2)
+            let encoded = args.nonEmpty(1) == nil ? false : try args.bool(1)
+            var name = args.values[0]
+            if encoded {
+                guard let bytes = Base64URL.decode(name), let text = String(bytes: bytes, encoding: .utf8) else {
+                    throw args.bad("filename is not URL-safe base64")
+                }
+                name = text
+            }
+            guard !name.isEmpty, name.count <= 255, !name.contains(where: { $0.isNewline || $0 == "\"" || $0 == "/" || $0 == "\\" }) else {
+                throw args.bad("invalid file name")
+            }
+            filename = name
+        case "skip_processing", "skp":
+            guard !args.values.isEmpty else { throw args.bad("expected formats") }
+            for index in args.values.indices { skipProcessing.insert(try args.format(index)) }
+        default:
+            throw .badOption(option: name.isEmpty ? segment : name, reason: "unknown option")
+        }
+    }
+
+    /// The shared tail of `resize` and `size`: width, height, enlarge, extend (+ gravity).
+    private mutating func applySize(_ args: OptionArguments, from start: Int) throws(ImageServiceError) {
+        if args.nonEmpty(start) != nil { width = try args.dimension(start) }
+        if args.nonEmpty(start + 1) != nil { height = try args.dimension(start + 1) }
+        if args.nonEmpty(start + 2) != nil { enlarge = try args.bool(start + 2) }
+        if args.nonEmpty(start + 3) != nil { extend = try args.bool(start + 3) }
+        if args.nonEmpty(start + 4) != nil { extendGravity = try args.gravity(from: start + 4, allowSmart: false) }
+    }
+}
+
+/// The arguments of one option segment, with typed readers that throw errors naming the option.
+struct OptionArguments {
+    let option: String
+    let values: [String]
+
+    /// The largest width or height a URL may ask for (the result limit is checked later too).
+    static let maximumDimension = 16_384
+
+    func bad(_ reason: String) -> ImageServiceError { .badOption(option: option, reason: reason) }
+
+    func requireCount(_ range: ClosedRange<Int>) throws(ImageServiceError) {
+        guard range.contains(values.count) else {
+            throw bad(range.lowerBound == range.upperBound
+                ? "expected \(range.lowerBound) argument(s), got \(values.count)"
+                : "expected \(range.lowerBound) to \(range.upperBound) arguments, got \(values.count)")
+        }
+    }
+
+    func nonEmpty(_ index: Int) -> String? {
+        index < values.count && !values[index].isEmpty ? values[index] : nil
+    }
+
+    func bool(_ index: Int) throws(ImageServiceError) -> Bool {
+        switch values[index] {
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default: throw bad("'\(values[index])' is not a boolean (1/t/true or 0/f/false)")
+        }
+    }
+
+    func double(_ index: Int) throws(ImageServiceError) -> Double {
+        guard let value = Double(values[index]), value.isFinite else { throw bad("'\(values[index])' is not a number") }
+        return value
+    }
+
+    func dimension(_ index: Int) throws(ImageServiceError) -> Int {
+        guard let value = Int(values[index]), value >= 0, value <= Self.maximumDimension else {
+            throw bad("'\(values[index])' is not a size from 0 to \(Self.maximumDimension)")
+        }
+        return value
+    }
+
+    func quality(_ index: Int) throws(ImageServiceError) -> Int {
+        guard index < values.count, let value = Int(values[index]), (0...100).contains(value) else {
+            throw bad("quality must be an integer from 0 to 100")
+        }
+        return value
+    }
+
+    func sigma(_ index: Int) throws(ImageServiceError) -> Double {
+        let value = try double(index)
+        guard value >= 0, value <= 100 else { throw bad("sigma must be from 0 to 100") }
+        return value
+    }
+
+    func byte(_ index: Int) throws(ImageServiceError) -> UInt8 {
+        guard let value = UInt8(values[index]) else { throw bad("'\(values[index])' is not a channel value 0…255") }
+        return value
+    }
+
+    func format(_ index: Int) throws(ImageServiceError) -> OutputFormat {
+        guard let format = OutputFormat(name: values[index]) else { throw bad("unsupported format '\(values[index])'") }
+        return format
+    }
+
+    func resizingType(_ text: String) throws(ImageServiceError) -> ResizingType {
+        guard let type = ResizingType(rawValue: text) else { throw bad("unknown resizing type '\(text)'") }
+        return type
+    }
+
+    func hexColor(_ index: Int) throws(ImageServiceError) -> RGBColor {
+        var text = values[index]
+        if text.hasPrefix("#") { text.removeFirst() }
+        if text.count == 3 { text = text.map { "\($0)\($0)" }.joined() }
+        guard text.count == 6, let bytes = HexBytes.decode(text) else { throw bad("'\(values[index])' is not a hex color") }
+        return RGBColor(red: bytes[0], green: bytes[1], blue: bytes[2])
+    }
+
+    /// A gravity starting at `index`: `type[:x:y]`, `sm`, or `fp:x:y`.
+    func gravity(from index: Int, allowSmart: Bool) throws(ImageServiceError) -> Gravity {
+        let type = values[index]
+        let rest = Array(values.dropFirst(index + 1))
+        if type.isEmpty && rest.allSatisfy(\.isEmpty) { return .center }
+        switch type {
+        case "sm":
+            guard allowSmart else { throw bad("smart gravity is not allowed here") }
+            guard rest.isEmpty else { throw bad("smart gravity takes no offsets") }
+            return .smart
+        case "fp":
+            guard rest.count == 2 else { throw bad("focus point needs x and y") }
+            let x = try double(index + 1), y = try double(index + 2)
+            guard (0...1).contains(x), (0...1).contains(y) else { throw bad("focus point must be within 0…1") }
+            return .focusPoint(x: x, y: y)
+        default:
+            guard let anchor = Gravity.Anchor(rawValue: type) else { throw bad("unknown gravity '\(type)'") }
+            guard rest.count <= 2 else { throw bad("too many gravity arguments") }
+            let x = rest.count > 0 && !rest[0].isEmpty ? try double(index + 1) : 0
+            let y = rest.count > 1 && !rest[1].isEmpty ? try double(index + 2) : 0
+            return .anchor(anchor, xOffset: x, yOffset: y)
+        }
+    }
+}

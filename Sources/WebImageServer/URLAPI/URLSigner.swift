@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+
+/// Signs and verifies image-service paths the way imgproxy does (SPEC V-3):
+/// `base64url(HMAC-SHA256(key, salt ‖ path))` without padding, optionally truncated to the
+/// first ``signatureSize`` bytes of the digest.
+///
+/// Several key/salt pairs may be configured at once (key rotation): a signature made with any
+/// of them verifies; ``sign(_:)`` always uses the first pair.
+public struct URLSigner: Sendable {
+    /// One HMAC key and the salt prepended to every signed path.
+    public struct KeyPair: Sendable, Hashable {
+        /// The raw key bytes.
+        public var key: [UInt8]
+        /// The raw salt bytes.
+        public var salt: [UInt8]
+
+        /// A pair from raw bytes.
+        public init(key: [UInt8], salt: [UInt8]) {
+            self.key = key
+            self.salt = salt
+        }
+
+        /// A pair from hex text, as imgproxy's `IMGPROXY_KEY` / `IMGPROXY_SALT` take them;
+        /// `nil` when either is not even-length hex or the key is empty.
+        public init?(hexKey: String, hexSalt: String) {
+            guard let key = HexBytes.decode(hexKey), !key.isEmpty,
+                  let salt = HexBytes.decode(hexSalt) else { return nil }
+            self.init(key: key, salt: salt)
+        }
+    }
+
+    /// The configured pairs; the first signs.
+    public let keyPairs: [KeyPair]
+    /// Bytes of the digest kept in a signature (1...32; imgproxy's default is 32).
+    public let signatureSize: Int
+
+    /// A signer over `keyPairs` (at least one) keeping `signatureSize` bytes (clamped to 1...32).
+    public init(keyPairs: [KeyPair], signatureSize: Int = 32) {
+        precondition(!keyPairs.isEmpty, "URLSigner needs at least one key/salt pair")
+        self.keyPairs = keyPairs
+        self.signatureSize = min(max(signatureSize, 1), 32)
+    }
+
+    /// The signature of `path` (which starts with `/`, the part after the signature segment)
+    /// with the first key pair.
+    public func sign(_ path: String) -> String {
+        Base64URL.encode(digest(path, with: keyPairs[0]))
+    }
+
+    /// Whether `signature` is valid for `path` under any configured pair. Every pair is
+    /// compared in constant time and all pairs are always tried, so timing does not reveal
+    /// which one matched or how many bytes did.
+    public func verify(signature: String, path: String) -> Bool {
+        guard let given = Base64URL.decode(signature) else { return false }
+        var matched = false
+        for pair in keyPairs {
+            let expected = digest(path, with: pair)
+            if Self.constantTimeEqual(given, expected) { matched = true }
+        }
+        return matched
+    }
+
+    private func digest(_ path: String, with pair: KeyPair) -> [UInt8] {
+        var hmac = HMAC<SHA256>(key: SymmetricKey(data: pair.key))
+        hmac.update(data: pair.salt)
+        hmac.update(data: Array(path.utf8))
+        return Array(Array(hmac.finalize()).prefix(signatureSize))
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        return difference == 0
+    }
+}
+
+/// Hex text to bytes (either case).
+enum HexBytes {
+    /// The bytes of `text`, or `nil` when it is not an even number of hex digits.
+    static func decode(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(of: digits[index]), let low = value(of: digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// URL-safe base64 (RFC 4648 §5): `-` and `_` for `+` and `/`, no padding on output, padding
+/// optional on input.
+public enum Base64URL {
+    /// `bytes` as URL-safe base64 without padding.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var text = Data(bytes).base64EncodedString()
+        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while text.hasSuffix("=") { text.removeLast() }
+        return text
+    }
+
+    /// The bytes of URL-safe base64 `text` (padding optional), or `nil` when it is not base64.
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        var standard = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard !standard.contains("=") || standard.hasSuffix("=") else { return nil }
+        while standard.hasSuffix("=") { standard.removeLast() }
+        let remainder = standard.utf8.count % 4
+        if remainder == 1 { return nil }
+        if remainder > 0 { standard += String(repeating: "=", count: 4 - remainder) }
+        guard let data = Data(base64Encoded: standard) else { return nil }
+        return Array(data)
+    }
+}

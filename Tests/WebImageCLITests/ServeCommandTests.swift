@@ -1,0 +1,97 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+import WebImageCodecs
+import WebImageCore
+import WebImageTesting
+
+/// `webimage serve` and `webimage sign` as a user runs them: a real process, its stdout line,
+/// real HTTP on loopback, SIGTERM.
+@Suite(.timeLimit(.minutes(2))) struct ServeCommandTests {
+    /// The expected paths were computed independently (Python's hmac) with imgproxy's
+    /// documented example key `secret` and salt `hello`.
+    @Test func signPrintsSignedPaths() async throws {
+        let common = ["sign", "--key", "736563726574", "--salt", "68656C6C6F", "--options", "rs:fill:300:400:0/g:sm", "--ext", "png"]
+        let encoded = try await CLIRunner.run(common + ["http://example.com/images/curiosity.jpg"])
+        #expect(encoded.status == 0, "\(encoded.stderr)")
+        #expect(encoded.stdout == "/gOB-w2GQGjvL6c9n1NkOvmzm7sPCIGVr2qacyzV2naY/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1wbGUuY29tL2ltYWdlcy9jdXJpb3NpdHkuanBn.png\n")
+        let plain = try await CLIRunner.run(common + ["--plain", "http://example.com/images/curiosity.jpg"])
+        #expect(plain.stdout == "/v4il5rmSYrVOW341NliE_MPcqrwWLyWyeHNDz9YGFBs/rs:fill:300:400:0/g:sm/plain/http://example.com/images/curiosity.jpg@png\n")
+        let missingKey = try await CLIRunner.run(["sign", "http://example.com/a.jpg"], environment: ["WEBIMAGE_KEY": "", "WEBIMAGE_SALT": ""])
+        #expect(missingKey.status != 0)
+    }
+
+    @Test func servePrintsOneLineServesAndDrainsOnSIGTERM() async throws {
+        guard let binary = CLIRunner.binary else { Issue.record("webimage binary not found"); return }
+        let origin = HTTPTestServer()
+        try await origin.start()
+        defer { Task { await origin.shutdown() } }
+        let pixels = PixelBuffer.make(width: 40, height: 20) { out in for i in out.indices { out[i] = 200 } }
+        let png = try CodersManager.shared.encode(Image(pixels: pixels), format: .png, options: EncodeOptions())
+        let gate = HTTPTestServer.Gate()
+        defer { gate.open() }
+        origin.route("/src.png", .ok(png, contentType: "image/png"))
+        origin.route("/slow.png", .ok(png, contentType: "image/png").with { $0.gate = gate })
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback", "--workers", "2"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["WEBIMAGE_TTL"] = "60"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // Exactly one line on stdout: read it (bytes until the newline).
+        let line = try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let chunk = try output.fileHandleForReading.read(upToCount: 1), let byte = chunk.first, byte != 10 {
+                bytes.append(byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
+        let base = String(line.dropFirst("listening on ".count))
+        #expect(Int(base.split(separator: ":").last ?? "") ?? 0 > 0)
+
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let plain = "\(base)/insecure/w:10/plain/\(origin.url("/src.png").absoluteString)@png"
+        let first = try await client.execute(HTTPClientRequest(url: plain), timeout: .seconds(60))
+        #expect(first.status.code == 200)
+        #expect(first.headers.first(name: "Cache-Control") == "public, max-age=60", "WEBIMAGE_TTL applies")
+        _ = try await first.body.collect(upTo: 1 << 20)
+
+        // A slow request is in flight when SIGTERM arrives: it completes; new connections are refused; exit 0.
+        let slow = Task { () -> (UInt, Int) in
+            let response = try await client.execute(
+                HTTPClientRequest(url: "\(base)/insecure/plain/\(origin.url("/slow.png").absoluteString)@png"), timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (response.status.code, body.readableBytes)
+        }
+        while gate.waitingCount == 0 { await Task.yield() }
+        kill(process.processIdentifier, SIGTERM)
+        var refused = false
+        for _ in 0..<600 where !refused {
+            let fresh = HTTPClient(eventLoopGroupProvider: .singleton)
+            do {
+                _ = try await fresh.execute(HTTPClientRequest(url: "\(base)/health"), timeout: .seconds(5))
+                try await Task.sleep(for: .milliseconds(100))  // polling interval, not synchronisation
+            } catch {
+                refused = true
+            }
+            try? await fresh.shutdown()
+        }
+        #expect(refused, "new connections must be refused while draining")
+        gate.open()
+        let (status, bytes) = try await slow.value
+        #expect(status == 200 && bytes > 0)
+        try await client.shutdown()
+        await Task.detached { process.waitUntilExit() }.value
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+}
