@@ -27,7 +27,7 @@ final class SourceStore: Sendable {
         downloaderConfiguration.addressPolicy = configuration.addressPolicy
         downloaderConfiguration.maximumResponseSize = Int64(configuration.limits.maxSourceBytes)
         downloaderConfiguration.downloadTimeout = configuration.downloadTimeout
-        downloaderConfiguration.maximumRequestDuration = configuration.downloadTimeout
+        downloaderConfiguration.maximumDownloadDuration = configuration.downloadTimeout
         downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
         downloaderConfiguration.maxConcurrentDownloads = 64
         downloader = ImageDownloader(configuration: downloaderConfiguration)
@@ -113,7 +113,8 @@ final class SourceStore: Sendable {
         case .addressRefused, .unsupportedURL: return ImageServiceError.sourceNotAllowed("address refused")
         case let .invalidDownloadStatusCode(code) where code == 404 || code == 410: return ImageServiceError.sourceNotFound
         case let .invalidDownloadStatusCode(code): return ImageServiceError.sourceFailed("origin status \(code)")
-        case .responseTooLarge: return ImageServiceError.tooLarge("source exceeds the byte limit")
+        case .responseTooLarge, .decompressedResponseTooLarge: return ImageServiceError.tooLarge("source exceeds the byte limit")
+        case .timedOut: return ImageServiceError.timedOut
         case .cancelled: return CancellationError()
         case .cacheNotModified: return ImageServiceError.notModified
         case let .transport(transport):
