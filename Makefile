@@ -45,7 +45,7 @@ demo: release
 ## modules); any warning is an error. Output: .build/docs
 docs: setup
 	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation \
-	  --target WebImage --target WebImageCore --target WebImageCodecs --target WebImageServer \
+	  --target WebImage --target WebImageCore --target WebImageCodecs --target WebImageServer --target WebImageTesting \
 	  --enable-experimental-combined-documentation --output-path .build/docs --warnings-as-errors
 
 ## bench-setup: what the benchmarks compare against (Pillow, pyvips, libvips-tools, gcc)
