@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Where `convert` really writes, and whether that is its input: an output that is a symbolic
 /// link is written through the link (the file it points to is replaced, the link stays), and
@@ -20,8 +15,10 @@ enum OutputPath {
     static func followingLinks(_ path: String) throws -> String {
         var current = path
         for _ in 0..<maximumLinks {
-            var info = stat()
-            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return current }
+            // attributesOfItem does not follow a final link (lstat), so it reports the link itself.
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: current),
+                attributes[.type] as? FileAttributeType == .typeSymbolicLink
+            else { return current }
             let target = try FileManager.default.destinationOfSymbolicLink(atPath: current)
             if target.hasPrefix("/") {
                 current = target
@@ -34,9 +31,17 @@ enum OutputPath {
 
     /// Whether `a` and `b` name the same existing file (device and inode, links followed).
     static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat()
-        var second = stat()
-        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        guard let first = identity(a), let second = identity(b) else { return false }
+        return first == second
+    }
+
+    /// The device and inode of the file `path` names, links followed; `nil` when it does not exist.
+    private static func identity(_ path: String) -> [Int]? {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved),
+            let device = (attributes[.systemNumber] as? NSNumber)?.intValue,
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.intValue
+        else { return nil }
+        return [device, inode]
     }
 }
