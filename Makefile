@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup fuzz soak clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup fuzz soak cluster-demo clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -76,6 +76,13 @@ soak: setup
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	WEBIMAGE_SOAK_ITERATIONS=$(SOAK_ITERATIONS) WEBIMAGE_SOAK_SEED=$(SOAK_SEED) \
 	  $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter 'LoadingHostileResponseTests/hostileResponses'
+
+## cluster-demo: three `webimage serve` instances (one shared source cache) behind nginx on
+## 127.0.0.1 (deploy/nginx/nginx.conf); bounded load, one instance SIGKILLed mid-run and
+## restarted; ends with `cluster: requests=N errors=N renders=N hits=N p50=Xms p99=Yms`
+## (docs/DEPLOYMENT.md). Installs nginx-light and wrk.
+cluster-demo: setup
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-demo.sh
 
 clean:
 	rm -rf .build
