@@ -9,7 +9,7 @@ func withProcessingDeadline<Value: Sendable>(
     seconds: Double,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    let outcome = DeadlineOutcome<Value>()
+    let outcome = FirstResult<Value>()
     let work = Task { try await operation() }
     let timer = Task {
         try await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
@@ -28,8 +28,9 @@ func withProcessingDeadline<Value: Sendable>(
     }
 }
 
-/// The first of the operation's result and the deadline, delivered once.
-private final class DeadlineOutcome<Value: Sendable>: Sendable {
+/// The first of several possible outcomes (a result, a deadline, a cancellation), delivered
+/// once to one waiting continuation.
+final class FirstResult<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var early: Result<Value, any Error>?
