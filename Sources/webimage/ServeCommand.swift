@@ -42,6 +42,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("allow-address"), help: "Allow sources in this CIDR range (repeatable).") var allowAddress: [String] = []
     @Option(name: .customLong("download-timeout"), help: "Seconds a source download may take.") var downloadTimeout: String?
     @Option(name: .customLong("result-cache-bytes"), help: "Bytes of results kept in memory.") var resultCacheBytes: String?
+    @Option(name: .customLong("max-processing-time"), help: "Seconds a request may take from fetch to encode (then 504).") var maxProcessingTime: String?
+    @Option(name: .customLong("max-result-bytes"), help: "Largest encoded result in bytes (then 422).") var maxResultBytes: String?
 
     func run() async throws {
         var flags: [String: [String]] = [:]
@@ -50,6 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
             ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
+            ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }
         let repeated: [(String, [String])] = [

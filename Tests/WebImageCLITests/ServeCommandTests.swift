@@ -37,7 +37,7 @@ import WebImageTesting
 
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback", "--workers", "2"]
+        process.arguments = ["serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback", "--workers", "2", "--max-processing-time", "30", "--max-result-bytes", "10000000"]
         var environment = ProcessInfo.processInfo.environment
         environment["WEBIMAGE_TTL"] = "60"
         process.environment = environment

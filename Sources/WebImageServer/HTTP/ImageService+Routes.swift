@@ -14,7 +14,16 @@ extension ImageService {
     public func addRoutes<Methods: RouterMethods>(to router: Methods, logger: Logger = Logger(label: "webimage.server")) {
         for method in [HTTPRequest.Method.get, .head] {
             router.on("**", method: method) { [self] request, context in
-                try await self.respond(to: request, context: context, logger: logger)
+                // V-8: a client that closes its connection cancels its request, which frees
+                // its admission place (and a shared fetch/render once no caller is left).
+                // Watching the inbound stream consumes it, so Hummingbird closes the connection
+                // after the response: say so (`Connection: close`), or a keep-alive client could
+                // send its next request on a connection that is closing.
+                var response = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await self.respond(to: request, context: context, logger: logger)
+                }
+                response.headers[.connection] = "close"
+                return response
             }
         }
     }

@@ -10,6 +10,8 @@ public struct ProcessingLimits: Sendable, Hashable {
     public var maxSourceBytes = 64 * 1024 * 1024
     /// Largest result side in pixels.
     public var maxResultDimension = 16_384
+    /// Largest encoded result in bytes; a bigger one is refused with 422 (default 64 MiB).
+    public var maxResultBytes = 64 * 1024 * 1024
 
     /// The defaults.
     public init() {}

@@ -49,6 +49,9 @@ public final class ImageService: Sendable {
         try? await sources.downloader.shutdown()
     }
 
+    /// Requests holding an admission place now (running or waiting to run; SPEC V-8).
+    public var admittedCount: Int { gate.count }
+
     /// Whether signing is on.
     public var isSigned: Bool { signer != nil }
 
@@ -105,6 +108,13 @@ public final class ImageService: Sendable {
             gate.leave()
             metrics.setQueue(depth: gate.count)
         }
+        // V-5: fetch, decode, process and encode together within the processing deadline.
+        return try await withProcessingDeadline(seconds: configuration.processingTimeout) { [self] in
+            try await produce(request: request, options: options, choice: choice, ifNoneMatch: ifNoneMatch)
+        }
+    }
+
+    private func produce(request: ImageRequestPath, options: ProcessingOptions, choice: FormatChoice, ifNoneMatch: String?) async throws -> ImageServiceResponse {
         let downloadStart = ContinuousClock.now
         let source = try await sources.fetch(request.source)
         metrics.recordSource(layer: source.layer, bytes: source.data.count, duration: ContinuousClock.now - downloadStart)
@@ -141,6 +151,7 @@ public final class ImageService: Sendable {
             result = cached
         } else {
             metrics.recordResultCache(hit: false, layer: "memory")
+            let maxResultBytes = configuration.limits.maxResultBytes
             result = try await renders.run(tag) { [processor, pool, results, metrics, decodes] in
                 let rendered = try await pool.run { () throws -> RenderedResult in
                     _ = try processor.checkHeader(source.data)
@@ -154,6 +165,10 @@ public final class ImageService: Sendable {
                     let encodeStart = ContinuousClock.now
                     let body = try processor.encode(transformed, as: format, options: options)
                     metrics.recordStage("encode", ContinuousClock.now - encodeStart)
+                    // V-5: the maximum result size, checked on the encoded bytes.
+                    if body.count > maxResultBytes {
+                        throw ImageServiceError.unprocessable("result is \(body.count) bytes, over the limit of \(maxResultBytes)")
+                    }
                     return RenderedResult(body: body, format: format)
                 }
                 results.insert(rendered, for: tag)

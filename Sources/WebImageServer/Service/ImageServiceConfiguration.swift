@@ -37,6 +37,9 @@ public struct ImageServiceConfiguration: Sendable {
     public var retryAfter = 1
     /// Seconds a source download may take before 504.
     public var downloadTimeout = 10.0
+    /// Seconds a request may take from fetch to encode (download, decode, process, encode
+    /// together) before 504 (SPEC V-5).
+    public var processingTimeout = 30.0
     /// Redirects followed for a source.
     public var maximumRedirects = 5
     /// Bytes of rendered results kept in memory (byte-bounded LRU).

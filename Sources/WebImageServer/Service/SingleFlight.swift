@@ -21,17 +21,34 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
             task = Task { try await operation() }
             running[key] = Flight(task: task, interested: 1)
         }
-        defer { if running[key]?.task == task { running[key] = nil } }
+        // A caller that got the outcome ends the flight; a cancelled one leaves it to the others
+        // (`lostInterest` ends it when nobody is left), so later identical requests still join.
+        defer { if running[key]?.task == task, !Task.isCancelled { running[key] = nil } }
+        // A cancelled caller stops waiting at once (its place is freed now, not when the
+        // shared work ends), and stops counting as interested.
+        let outcome = FirstResult<Value>()
         return try await withTaskCancellationHandler {
-            try await task.value
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                outcome.install(continuation)
+                Task {
+                    do { outcome.finish(.success(try await task.value)) } catch { outcome.finish(.failure(error)) }
+                }
+            }
         } onCancel: {
+            outcome.finish(.failure(CancellationError()))
             Task { await self.lostInterest(key, task) }
         }
     }
 
+    /// Callers waiting for the operation running for `key` (0 when none runs).
+    func interested(in key: Key) -> Int { running[key]?.interested ?? 0 }
+
     private func lostInterest(_ key: Key, _ task: Task<Value, any Error>) {
         guard running[key]?.task == task else { return }
         running[key]?.interested -= 1
-        if let flight = running[key], flight.interested <= 0 { flight.task.cancel() }
+        if let flight = running[key], flight.interested <= 0 {
+            flight.task.cancel()
+            running[key] = nil
+        }
     }
 }

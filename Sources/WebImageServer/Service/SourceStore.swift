@@ -19,7 +19,7 @@ final class SourceStore: Sendable {
     let downloader: ImageDownloader
     let diskCache: DiskCache?
     let configuration: ImageServiceConfiguration
-    private let flights = SingleFlight<String, SourceImage>()
+    let flights = SingleFlight<String, SourceImage>()
 
     init(configuration: ImageServiceConfiguration) {
         self.configuration = configuration

@@ -42,6 +42,8 @@ public enum ImageServiceSettings {
         Setting(name: "allow-network", meaning: "address class allowed for sources: loopback, private, link-local", defaultValue: "none (public only)", repeatable: true),
         Setting(name: "allow-address", meaning: "CIDR range allowed for sources", defaultValue: "none", repeatable: true),
         Setting(name: "download-timeout", meaning: "seconds a source download may take (then 504)", defaultValue: "10", repeatable: false),
+        Setting(name: "max-processing-time", meaning: "seconds a request may take from fetch to encode (then 504)", defaultValue: "30", repeatable: false),
+        Setting(name: "max-result-bytes", meaning: "largest encoded result in bytes (then 422)", defaultValue: "67108864", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
     ]
 
@@ -150,6 +152,11 @@ public enum ImageServiceSettings {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "download-timeout: '\(text)' is not seconds") }
             configuration.downloadTimeout = seconds
         }
+        if let text = one("max-processing-time") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "max-processing-time: '\(text)' is not seconds") }
+            configuration.processingTimeout = seconds
+        }
+        if let value = try int("max-result-bytes", 1...Int.max) { configuration.limits.maxResultBytes = value }
         if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
         return (configuration, host, port)
     }
