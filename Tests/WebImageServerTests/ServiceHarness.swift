@@ -31,6 +31,9 @@ final class ServiceHarness: Sendable {
         var configuration = ImageServiceConfiguration()
         if allowLoopback { configuration.addressPolicy.deniedClasses.remove(.loopback) }
         configuration.autoAVIF = false
+        // Deadlines a loaded machine never reaches, unless a test is about one (it sets its own).
+        configuration.downloadTimeout = 60
+        configuration.processingTimeout = 120
         configure(&configuration)
         let service = ImageService(configuration: configuration)
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
