@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup fuzz soak cluster-demo clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service fuzz soak cluster-demo clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -60,6 +60,14 @@ bench: bench-setup
 	bash Benchmarks/run-decode.sh
 	bash Benchmarks/run-decode-newer-formats.sh
 	bash Benchmarks/run-decode-tiff-svg-pdf.sh
+
+## bench-service: `webimage serve` against thumbor 7.8 (venv under .build-bench-venv) on generated
+## sources, interleaved, with vipsthumbnail as the floor: CPU-ms per request, req/s, p50/p99,
+## peak RSS, ratios; result-cache hits with wrk (docs/PERFORMANCE.md "Service"). Installs wrk,
+## libvips-tools and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, PROFILE=1,
+## UPDATE_DOC=docs/PERFORMANCE.md (see Benchmarks/python/service_bench.py)
+bench-service: setup
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash Benchmarks/run-service.sh
 
 ## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
 ## every decoder entry point, under AddressSanitizer (own build folder .build-asan)
