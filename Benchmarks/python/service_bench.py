@@ -466,7 +466,11 @@ def render(results, settings):
             if "error" in row:
                 add(f"| {task.title} | {name} | – | – | – | – | – | – | {row['error']} |")
                 continue
-            ratio = fmt(ours_cpu / th_cpu, 2) + "×" if (name == "ours" and ours_cpu and th_cpu) else ""
+            # No ratio when a contender answered another format than the task asks for.
+            comparable = all("(answers" not in rows.get(n, {}).get("note", "") for n in ("ours", "thumbor"))
+            ratio = ""
+            if name == "ours" and ours_cpu and th_cpu:
+                ratio = fmt(ours_cpu / th_cpu, 2) + "×" if comparable else "not comparable"
             add(f"| {task.title} | {name} | {fmt(row['cpu_ms'])} | {fmt(row['rps'])} | {fmt(row['p50'], 0)} | "
                 f"{fmt(row['p99'], 0)} | {fmt(row['peak_mb'], 0)} | {ratio} | {row['note']} |")
         floor = results["floor"].get(task.id)
