@@ -239,7 +239,11 @@ def run_segment(server, task, origin, count, concurrency=1):
     latencies, failures = [], []
 
     def one(path):
-        status, mime, body, seconds = get(server.port, path)
+        try:
+            status, mime, body, seconds = get(server.port, path)
+        except (OSError, http.client.HTTPException) as error:
+            failures.append(f"{type(error).__name__}: {error}")
+            return
         if status != 200:
             failures.append(f"{status} {body[:200]!r}")
         latencies.append(seconds)
@@ -273,7 +277,10 @@ def describe(body):
 
 def check(server, task, origin):
     """Warms the task up on server (2 requests) and says what it answers, or why it cannot."""
-    status, mime, body, _ = get(server.port, server.url(task, origin, CACHE_BUSTER.next()))
+    try:
+        status, mime, body, _ = get(server.port, server.url(task, origin, CACHE_BUSTER.next()))
+    except (OSError, http.client.HTTPException) as error:
+        return None, f"{type(error).__name__}: {error}"
     if status != 200:
         return None, f"HTTP {status}: {body[:200].decode(errors='replace')}"
     get(server.port, server.url(task, origin, CACHE_BUSTER.next()))
@@ -537,6 +544,9 @@ HTTP_LOADER_REQUEST_TIMEOUT = 60
 
 
 def main():
+    # `timeout` and kill send SIGTERM: unwind through `finally` so the servers are stopped too
+    # (they run in sessions of their own).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     webimage = os.environ["WEBIMAGE"]
     thumbor_bin = os.environ.get("THUMBOR", "")
     thumbor_error = os.environ.get("THUMBOR_ERROR", "")
