@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 extension ImageService {
     /// Adds the image routes (`GET`/`HEAD` of `/{signature}/{options}/{source}` under the
@@ -71,9 +72,18 @@ extension ImageService {
     /// catch-all's first segment.
     static func imagePath(_ request: Request, _ context: some RequestContext) -> String {
         let raw = request.uri.path
+        // The catch-all's text runs from the signature to the last segment: when the path ends
+        // there (no trailing slash), the image path is its last `count + 1` bytes. Byte
+        // comparisons only: this runs on every request, the result-cache hits included.
+        if let rest = context.parameters[Parameters.recursiveCaptureKey], !rest.isEmpty {
+            let count = rest.utf8.count
+            if raw.utf8.count > count, raw.utf8.suffix(count).elementsEqual(rest.utf8) {
+                let start = raw.utf8.index(raw.utf8.endIndex, offsetBy: -(count + 1))
+                if raw.utf8[start] == UInt8(ascii: "/") { return start == raw.startIndex ? raw : String(raw[start...]) }
+            }
+        }
         if let signature = context.parameters.getCatchAll().first, !signature.isEmpty,
            let range = raw.range(of: "/" + signature + "/") ?? raw.range(of: "/" + signature) {
-            if range.lowerBound == raw.startIndex { return raw }
             return String(raw[range.lowerBound...])
         }
         return raw
@@ -99,9 +109,15 @@ extension ImageService {
 
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
 
+    /// A request ID unique in this process: a random prefix drawn at start and a counter
+    /// (drawing random bytes per request costs a system call).
     static func makeRequestID() -> String {
-        String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
+        let number = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        return String(requestIDPrefix, radix: 16).leftPadded(to: 8) + String(number & 0xFFFF_FFFF, radix: 16).leftPadded(to: 8)
     }
+
+    private static let requestIDPrefix = UInt32.random(in: 0...UInt32.max)
+    private static let requestIDs = Atomic<UInt64>(0)
 
     static func milliseconds(_ duration: Duration) -> Int64 { ServiceMetrics.nanoseconds(duration) / 1_000_000 }
 }
