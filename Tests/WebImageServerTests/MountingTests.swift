@@ -34,6 +34,7 @@ import WebImageTesting
         let image = try await client.execute(
             HTTPClientRequest(url: "\(base)/images/insecure/w:15/plain/\(origin.url("/src.png").absoluteString)@png"), timeout: .seconds(60))
         #expect(image.status.code == 200)
+        #expect(image.headers.first(name: "Connection") == "close", "a context without a channel: the route watches the request stream")
         let body = try await image.body.collect(upTo: 1 << 20)
         #expect(try TestImages.decode(Data(body.readableBytesView)).pixelSize == PixelSize(width: 15, height: 5))
         let hello = try await client.execute(HTTPClientRequest(url: "\(base)/hello"), timeout: .seconds(60))

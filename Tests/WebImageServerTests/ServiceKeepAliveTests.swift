@@ -71,6 +71,7 @@ import Glibc
             #expect(png.header("Vary") == "Accept")
         }
         #expect(harness.service.decodeCount == 2)
+        #expect(harness.origin.requestCount("/n.png") == 2, "one fetch per format; the repeats are hits")
     }
 }
 
