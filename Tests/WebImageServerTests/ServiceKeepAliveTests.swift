@@ -22,27 +22,38 @@ import Glibc
 
         // A miss (fetch, decode, render), then the same URL (the hit path), then a 304, then
         // another miss: four answers, one TCP connection.
-        let first = try connection.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let first = try await connection.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(first.status == 200, "\(first.head)")
         #expect(first.header("connection")?.lowercased() != "close")
         #expect(try TestImages.decode(first.body).pixelSize == PixelSize(width: 20, height: 10))
-        let second = try connection.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let second = try await connection.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(second.status == 200, "\(second.head)")
         #expect(second.body == first.body)
         #expect(second.header("etag") == first.header("etag"))
         let etag = try #require(first.header("etag"))
-        let third = try connection.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: \(etag)\r\n\r\n")
+        let third = try await connection.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: \(etag)\r\n\r\n")
         #expect(third.status == 304)
         #expect(third.body.isEmpty)
         let other = harness.plainPath("/a.png", options: "w:10", ext: "png")
-        let fourth = try connection.exchange("HEAD \(other) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", head: true)
+        let fourth = try await connection.exchange("HEAD \(other) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", head: true)
         #expect(fourth.status == 200, "\(fourth.head)")
         #expect(Int(fourth.header("content-length") ?? "") ?? 0 > 0)
-        let fifth = try connection.exchange("GET \(other) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let fifth = try await connection.exchange("GET \(other) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(try TestImages.decode(fifth.body).pixelSize == PixelSize(width: 10, height: 5))
 
         #expect(harness.origin.requestCount("/a.png") == 2, "one fetch per distinct URL: the repeat is a hit")
         #expect(harness.service.decodeCount == 2, "the hit and the 304 decode nothing")
+    }
+
+    @Test func anIdleConnectionIsClosedAfterTheKeepAliveTimeout() async throws {
+        let harness = try await ServiceHarness.start { $0.keepAliveTimeout = 0.5 }
+        defer { Task { await harness.stop() } }
+        let port = try #require(Int(harness.baseURL.split(separator: ":").last ?? ""))
+        let connection = try KeepAliveClient(port: port)
+        #expect(try await connection.exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200)
+        // The server closes the idle connection: the next read ends (the socket's 60 s read
+        // timeout is the hang guard, and fails this expectation).
+        #expect(await connection.readsEndOfStream())
     }
 
     @Test func theHitPathStillRefusesAnExpiredURL() async throws {
@@ -85,9 +96,11 @@ final class MutableClock: Sendable {
     }
 }
 
-/// A blocking HTTP/1.1 client on one loopback TCP connection: sends a request, reads one
-/// response (by `Content-Length`), and can send the next on the same connection.
-final class KeepAliveClient {
+/// An HTTP/1.1 client on one loopback TCP connection: sends a request, reads one response (by
+/// `Content-Length`), and can send the next on the same connection. Its blocking socket calls
+/// run on a thread of their own, never on the concurrency pool the in-process server needs.
+/// `@unchecked Sendable`: every socket access and `pending` go through `lock`.
+final class KeepAliveClient: @unchecked Sendable {
     struct Answer {
         var head: String
         var status: Int
@@ -105,6 +118,14 @@ final class KeepAliveClient {
 
     private var descriptor: Int32
     private var pending = Data()
+    private let lock = NSLock()
+
+    /// Runs `body` on a new thread and returns its result.
+    private func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
 
     init(port: Int) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -125,7 +146,11 @@ final class KeepAliveClient {
     deinit { Glibc.close(descriptor) }
 
     /// Sends `request` and reads its response; throws if the server closed the connection.
-    func exchange(_ request: String, head isHead: Bool = false) throws -> Answer {
+    func exchange(_ request: String, head isHead: Bool = false) async throws -> Answer {
+        try await offPool { [self] in try lock.withLock { try blockingExchange(request, head: isHead) } }
+    }
+
+    private func blockingExchange(_ request: String, head isHead: Bool) throws -> Answer {
         let bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -144,6 +169,17 @@ final class KeepAliveClient {
         answer.body = Data(pending.prefix(length))
         pending = Data(pending.dropFirst(length))
         return answer
+    }
+
+    /// Waits for the server to close the connection: `true` at end of stream, `false` on data,
+    /// error or the read timeout.
+    func readsEndOfStream() async -> Bool {
+        (try? await offPool { [self] in
+            lock.withLock {
+                var byte: UInt8 = 0
+                return read(descriptor, &byte, 1) == 0
+            }
+        }) ?? false
     }
 
     private func fill() throws {

@@ -24,7 +24,7 @@ public enum ImageServer {
         service.addRoutes(to: router, logger: logger)
         return Application(
             router: router,
-            server: httpServer(),
+            server: httpServer(idleTimeout: .milliseconds(Int64(service.configuration.keepAliveTimeout * 1000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 await onListening(host, channel.localAddress?.port ?? port)

@@ -55,6 +55,11 @@ public struct ImageServiceConfiguration: Sendable {
     /// `Cache-Control: max-age` of a fallback answer; `nil` = ``ttl``.
     public var fallbackImageTTL: Int?
 
+    /// Seconds an idle keep-alive connection is kept open (and the longest pause allowed while
+    /// a request is being received). Longer than nginx's default upstream `keepalive_timeout`
+    /// (60 s), so a proxy never reuses a connection the service is closing.
+    public var keepAliveTimeout = 75.0
+
     /// The defaults.
     public init() {}
 

@@ -45,6 +45,7 @@ public enum ImageServiceSettings {
         Setting(name: "max-processing-time", meaning: "seconds a request may take from fetch to encode (then 504)", defaultValue: "30", repeatable: false),
         Setting(name: "max-result-bytes", meaning: "largest encoded result in bytes (then 422)", defaultValue: "67108864", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
+        Setting(name: "keep-alive-timeout", meaning: "seconds an idle connection is kept open", defaultValue: "75", repeatable: false),
         Setting(name: "fallback-image", meaning: "image file answered (processed like the source) when a source cannot be had", defaultValue: "none (errors)", repeatable: false),
         Setting(name: "fallback-image-status", meaning: "status of a fallback answer; 0 = the error's status", defaultValue: "200", repeatable: false),
         Setting(name: "fallback-image-ttl", meaning: "Cache-Control max-age of a fallback answer in seconds", defaultValue: "the ttl", repeatable: false),
@@ -161,6 +162,10 @@ public enum ImageServiceSettings {
         }
         if let value = try int("max-result-bytes", 1...Int.max) { configuration.limits.maxResultBytes = value }
         if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
+        if let text = one("keep-alive-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "keep-alive-timeout: '\(text)' is not seconds") }
+            configuration.keepAliveTimeout = seconds
+        }
         if let path = one("fallback-image") {
             // Checked now, not at the first failing request: a typo should stop the start.
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
