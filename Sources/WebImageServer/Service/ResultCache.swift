@@ -123,10 +123,11 @@ final class ResultCache: Sendable {
         }
     }
 
-    /// Remembers what `path` answered for `variant`.
+    /// Remembers what `path` answered for `variant` (only while its result is kept).
     func remember(_ answer: KnownAnswer, for path: String, variant: FormatVariant) {
         guard path.utf8.count <= indexCapacity else { return }
         state.withLock { state in
+            guard state.entries[answer.etag] != nil else { return }
             if state.answers[path] == nil {
                 if state.answerKeyBytes + path.utf8.count > indexCapacity {
                     state.answers = [:]
