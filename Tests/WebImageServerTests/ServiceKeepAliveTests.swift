@@ -56,6 +56,28 @@ import Glibc
         #expect(await connection.readsEndOfStream())
     }
 
+    @Test func http10WithoutKeepAliveEndsTheConnection() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/a.png", .ok(try TestImages.png(width: 8, height: 8), contentType: "image/png"))
+        let port = try #require(Int(harness.baseURL.split(separator: ":").last ?? ""))
+        let path = harness.plainPath("/a.png", ext: "png")
+        // Twice: a miss, then the hit path; HTTP/1.0 clients without keep-alive wait for the close.
+        for _ in 0..<2 {
+            let connection = try KeepAliveClient(port: port)
+            let answer = try await connection.exchange("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(answer.status == 200)
+            #expect(answer.header("connection") == "close")
+            #expect(await connection.readsEndOfStream(), "the server ends the connection")
+        }
+        // HTTP/1.0 with keep-alive asked for keeps it.
+        let kept = try KeepAliveClient(port: port)
+        for _ in 0..<2 {
+            let answer = try await kept.exchange("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n")
+            #expect(answer.status == 200)
+        }
+    }
+
     @Test func theHitPathStillRefusesAnExpiredURL() async throws {
         let clock = MutableClock(Date(timeIntervalSince1970: 1_000))
         let harness = try await ServiceHarness.start(now: { clock.now })

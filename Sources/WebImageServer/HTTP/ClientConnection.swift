@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// Whether the client of one HTTP connection is still there, and what to cancel when it goes
@@ -93,6 +94,11 @@ public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChan
 
     public func handlerAdded(context: ChannelHandlerContext) {
         ClientConnection.register(connection, for: context.channel)
+        // HTTP/1.0 without keep-alive must end with the connection: the version is gone once
+        // the request is converted to HTTP types, so mark such requests before that happens.
+        if let decoder = try? context.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {
+            try? context.pipeline.syncOperations.addHandler(ConnectionCloseMarker(), position: .after(decoder.handler))
+        }
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
@@ -112,6 +118,25 @@ public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChan
     public func channelInactive(context: ChannelHandlerContext) {
         connection.clientWentAway()
         context.fireChannelInactive()
+    }
+}
+
+/// Gives every request that does not ask to keep its connection (HTTP/1.0 without
+/// `Connection: keep-alive`, or `Connection: close` in any case) the header
+/// `Connection: close`, which Hummingbird reads to close the connection after the response.
+/// Without it an HTTP/1.0 client that waits for the end of the connection would wait for the
+/// idle timeout.
+final class ConnectionCloseMarker: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case var .head(head) = unwrapInboundIn(data), !head.isKeepAlive else {
+            context.fireChannelRead(data)
+            return
+        }
+        head.headers.replaceOrAdd(name: "connection", value: "close")
+        context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 }
 

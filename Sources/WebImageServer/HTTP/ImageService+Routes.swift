@@ -101,6 +101,8 @@ extension ImageService {
         logger.info(
             "\(request.method) \(request.uri.path) \(reply.status) \(reply.body.readableBytes)B \(Self.milliseconds(elapsed))ms",
             metadata: ["request_id": .string(requestID)])
+        // The connection ends after this response (HTTP/1.0, or the client asked): say so.
+        if request.headers[.connection] == "close" { fields[.connection] = "close" }
         let status = HTTPResponse.Status(code: reply.status)
         // HEAD: the GET's headers, Content-Length included, and no body.
         if request.method == .head { return Response(status: status, headers: fields, body: ResponseBody()) }
