@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service fuzz soak cluster-demo clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-hits fuzz soak cluster-demo clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -91,6 +91,11 @@ soak: setup
 ## (docs/DEPLOYMENT.md). Installs nginx-light and wrk.
 cluster-demo: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-demo.sh
+
+## bench-hits: result-cache hits served by `webimage serve` (wrk -t2 -c8 on one ~35 KB JPEG
+## URL): req/s and service CPU per request (docs/PERFORMANCE.md). Installs wrk.
+bench-hits: release
+	bash scripts/bench-hits.sh
 
 clean:
 	rm -rf .build

@@ -33,6 +33,16 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The origin answered 304 to a revalidation (internal: the cached source is used).
     case notModified
 
+    /// Whether the error means the source could not be had (not found, origin failure or
+    /// timeout, too large, not an image): the errors a fallback image answers (SPEC V-7).
+    /// Refusals (bad URL, signature, options, source not allowed, address refused) are not.
+    public var isSourceFailure: Bool {
+        switch self {
+        case .sourceNotFound, .sourceFailed, .timedOut, .tooLarge, .notAnImage: true
+        default: false
+        }
+    }
+
     /// The HTTP status code of the error.
     public var status: Int {
         switch self {

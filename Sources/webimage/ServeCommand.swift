@@ -44,6 +44,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("result-cache-bytes"), help: "Bytes of results kept in memory.") var resultCacheBytes: String?
     @Option(name: .customLong("max-processing-time"), help: "Seconds a request may take from fetch to encode (then 504).") var maxProcessingTime: String?
     @Option(name: .customLong("max-result-bytes"), help: "Largest encoded result in bytes (then 422).") var maxResultBytes: String?
+    @Option(name: .customLong("keep-alive-timeout"), help: "Seconds an idle connection is kept open.") var keepAliveTimeout: String?
+    @Option(name: .customLong("fallback-image"), help: "Image file answered (processed like the source) when a source cannot be had.") var fallbackImage: String?
+    @Option(name: .customLong("fallback-image-status"), help: "Status of a fallback answer (default 200; 0 = the error's status).") var fallbackImageStatus: String?
+    @Option(name: .customLong("fallback-image-ttl"), help: "Cache-Control max-age of a fallback answer (default: the ttl).") var fallbackImageTTL: String?
 
     func run() async throws {
         var flags: [String: [String]] = [:]
@@ -53,6 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
+            ("keep-alive-timeout", keepAliveTimeout), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }
         let repeated: [(String, [String])] = [

@@ -25,7 +25,10 @@ final class ServiceHarness: Sendable {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    static func start(allowLoopback: Bool = true, _ configure: (inout ImageServiceConfiguration) -> Void = { _ in }) async throws -> ServiceHarness {
+    static func start(
+        allowLoopback: Bool = true, _ configure: (inout ImageServiceConfiguration) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = Date.init
+    ) async throws -> ServiceHarness {
         let origin = HTTPTestServer()
         try await origin.start()
         var configuration = ImageServiceConfiguration()
@@ -35,7 +38,7 @@ final class ServiceHarness: Sendable {
         configuration.downloadTimeout = 60
         configuration.processingTimeout = 120
         configure(&configuration)
-        let service = ImageService(configuration: configuration)
+        let service = ImageService(configuration: configuration, now: now)
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         // Quiet: cancelling the server task at the end of a test logs at error level.
         let logger = Logger(label: "test.webimage.server") { _ in SwiftLogNoOpLogHandler() }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -18,16 +19,26 @@ public enum ImageServer {
         logger: Logger = Logger(label: "webimage.server"),
         onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: ImageRequestContext.self)
         service.addOperationRoutes(to: router)
         service.addRoutes(to: router, logger: logger)
         return Application(
             router: router,
+            server: httpServer(idleTimeout: .milliseconds(Int64(service.configuration.keepAliveTimeout * 1000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 await onListening(host, channel.localAddress?.port ?? port)
             },
             logger: logger)
+    }
+
+    /// HTTP/1.1 with a ``ClientDisconnectHandler`` on every connection: with
+    /// ``ImageRequestContext`` the image routes keep connections alive and still cancel the
+    /// work of a client that goes away (SPEC V-8). `idleTimeout` closes idle connections.
+    public static func httpServer(idleTimeout: Duration? = nil) -> HTTPServerBuilder {
+        .http1(configuration: HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ClientDisconnectHandler()],
+            idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(ServiceMetrics.nanoseconds($0)) }))
     }
 
     /// Runs `service` until SIGTERM or SIGINT, then stops accepting, lets in-flight requests

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Logging
+import NIOCore
 import Synchronization
 import WebImage
 
@@ -19,6 +21,8 @@ public final class ImageService: Sendable {
     let renders = SingleFlight<String, RenderedResult>()
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
+    /// The fallback image as a source, when one is configured (SPEC V-7).
+    let fallback: SourceImage?
     private let draining = Mutex(false)
     private let decodes = SharedCount()
 
@@ -41,6 +45,9 @@ public final class ImageService: Sendable {
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
         metrics = ServiceMetrics()
+        fallback = configuration.fallbackImage.map {
+            SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
+        }
         self.now = now
     }
 
@@ -57,10 +64,39 @@ public final class ImageService: Sendable {
 
     /// Answers `GET`/`HEAD` of `path` (percent-encoded, without query).
     public func respond(path: String, accept: String?, ifNoneMatch: String?, head: Bool = false) async -> ImageServiceResponse {
+        var reply = await reply(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
+        if head { reply.body = ByteBuffer() }
+        return ImageServiceResponse(reply)
+    }
+
+    /// The answer to `path`: from the result-cache index when the path was answered before,
+    /// else parsed, verified, fetched and rendered.
+    func reply(path: String, accept: String?, ifNoneMatch: String?) async -> ServiceReply {
+        if let known = knownReply(path: path, accept: accept, ifNoneMatch: ifNoneMatch) { return known }
+        return await freshReply(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
+    }
+
+    /// The result-cache hit path: what `path` answered last time (for this `Accept` when it
+    /// chooses the format), while its source counts as unchanged and the URL has not expired;
+    /// `nil` otherwise. No parsing, signature check, fetch or hashing: a path is only
+    /// remembered after all of them passed, and everything they depend on is fixed at start.
+    func knownReply(path: String, accept: String?, ifNoneMatch: String?) -> ServiceReply? {
+        guard let (answer, result) = results.answer(for: path, variant: { variant(accept: accept) }) else { return nil }
+        guard ContinuousClock.now < answer.freshUntil else { return nil }
+        if let expires = answer.expires, Int64(now().timeIntervalSince1970) > expires { return nil }
+        if let ifNoneMatch, Self.matches(ifNoneMatch, answer.etag) {
+            metrics.recordResultCache(hit: true, layer: "not-modified")
+            return ServiceReply(status: 304, fields: answer.notModifiedFields, body: ByteBuffer())
+        }
+        metrics.recordResultCache(hit: true, layer: "memory")
+        metrics.recordBytesOut(result.body.readableBytes)
+        return ServiceReply(status: 200, fields: answer.fields, body: result.body)
+    }
+
+    /// The full path: errors become their status and plain-text (or JSON) body.
+    func freshReply(path: String, accept: String?, ifNoneMatch: String?) async -> ServiceReply {
         do {
-            var response = try await render(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
-            if head { response.body = Data() }
-            return response
+            return try await render(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
         } catch {
             let json = accept?.lowercased().contains("application/json") == true
             switch error {
@@ -80,15 +116,25 @@ public final class ImageService: Sendable {
 
     func chooseFormat(_ options: ProcessingOptions, request: ImageRequestPath, accept: String?) -> FormatChoice {
         if let format = options.format ?? request.extensionFormat { return .fixed(format) }
+        switch variant(accept: accept) {
+        case .avif: return .negotiated(.avif)
+        case .webp: return .negotiated(.webp)
+        case .any, .other: return .source
+        }
+    }
+
+    /// What `Accept` chooses when the URL does not fix the format.
+    func variant(accept: String?) -> FormatVariant {
+        guard negotiates else { return .any }
         let accepted = (accept ?? "").lowercased()
-        if configuration.autoAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
-        if configuration.autoWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
-        return .source
+        if configuration.autoAVIF, accepted.contains("image/avif") { return .avif }
+        if configuration.autoWebP, accepted.contains("image/webp") { return .webp }
+        return .other
     }
 
     var negotiates: Bool { configuration.autoAVIF || configuration.autoWebP }
 
-    private func render(path: String, accept: String?, ifNoneMatch: String?) async throws -> ImageServiceResponse {
+    private func render(path: String, accept: String?, ifNoneMatch: String?) async throws -> ServiceReply {
         let request = try ImageRequestPath(path: path)
         if let signer, !signer.verify(signature: request.signature, path: request.signedPath) {
             throw ImageServiceError.badSignature
@@ -110,40 +156,51 @@ public final class ImageService: Sendable {
         }
         // V-5: fetch, decode, process and encode together within the processing deadline.
         return try await withProcessingDeadline(seconds: configuration.processingTimeout) { [self] in
-            try await produce(request: request, options: options, choice: choice, ifNoneMatch: ifNoneMatch)
+            try await produce(path: path, request: request, options: options, choice: choice, ifNoneMatch: ifNoneMatch)
         }
     }
 
-    private func produce(request: ImageRequestPath, options: ProcessingOptions, choice: FormatChoice, ifNoneMatch: String?) async throws -> ImageServiceResponse {
+    /// The source, or the fallback image when the source cannot be fetched and one is
+    /// configured (then also the status to answer with).
+    private func fetchSource(_ request: ImageRequestPath) async throws -> (SourceImage, fallbackStatus: Int?) {
         let downloadStart = ContinuousClock.now
-        let source = try await sources.fetch(request.source)
-        metrics.recordSource(layer: source.layer, bytes: source.data.count, duration: ContinuousClock.now - downloadStart)
+        do {
+            let source = try await sources.fetch(request.source)
+            metrics.recordSource(layer: source.layer, bytes: source.data.count, duration: ContinuousClock.now - downloadStart)
+            guard ImageFormat.detect(source.data) != .unknown else { throw ImageServiceError.notAnImage }
+            return (source, nil)
+        } catch let error as ImageServiceError {
+            guard let fallback, error.isSourceFailure else { throw error }
+            let status = configuration.fallbackImageStatus == 0 ? error.status : configuration.fallbackImageStatus
+            return (fallback, status)
+        }
+    }
 
+    private func produce(path: String, request: ImageRequestPath, options: ProcessingOptions, choice: FormatChoice, ifNoneMatch: String?) async throws -> ServiceReply {
+        let (source, fallbackStatus) = try await fetchSource(request)
         let sourceFormat = ImageFormat.detect(source.data)
         if options.raw {
-            return ok(body: source.data, contentType: sourceFormat.mimeType, etag: etag(source, options, "raw"),
-                      source: source, options: options, ext: sourceFormat.fileExtension, vary: false, request: request)
+            return try answer(body: ByteBuffer(bytes: source.data), contentType: sourceFormat.mimeType, etag: etag(source, options, "raw"),
+                              source: source, options: options, ext: sourceFormat.fileExtension, vary: false, request: request,
+                              ifNoneMatch: ifNoneMatch, fallbackStatus: fallbackStatus)
         }
         let format: OutputFormat
         switch choice {
         case let .fixed(fixed), let .negotiated(fixed): format = fixed
-        case .source:
-            guard sourceFormat != .unknown else { throw ImageServiceError.notAnImage }
-            format = OutputFormat(sourceFormat) ?? .jpeg
+        case .source: format = OutputFormat(sourceFormat) ?? .jpeg
         }
         let vary: Bool
         if case .fixed = choice { vary = false } else { vary = negotiates }
         let tag = etag(source, options, format.rawValue)
-        if let ifNoneMatch, Self.matches(ifNoneMatch, tag) {
-            var headers = [("ETag", tag), ("Cache-Control", "public, max-age=\(configuration.ttl)")]
-            if vary { headers.append(("Vary", "Accept")) }
-            metrics.recordResultCache(hit: true, layer: "not-modified")
-            return ImageServiceResponse(status: 304, headers: headers, body: Data())
-        }
         // skip_processing: same format in and out, listed → the source as is.
         if options.skipProcessing.contains(format), OutputFormat(sourceFormat) == format {
-            return ok(body: source.data, contentType: format.imageFormat.mimeType, etag: tag, source: source,
-                      options: options, ext: format.imageFormat.fileExtension, vary: vary, request: request)
+            return try answer(body: ByteBuffer(bytes: source.data), contentType: format.imageFormat.mimeType, etag: tag, source: source,
+                              options: options, ext: format.imageFormat.fileExtension, vary: vary, request: request,
+                              ifNoneMatch: ifNoneMatch, fallbackStatus: fallbackStatus)
+        }
+        if fallbackStatus == nil, let ifNoneMatch, Self.matches(ifNoneMatch, tag) {
+            metrics.recordResultCache(hit: true, layer: "not-modified")
+            return ServiceReply(status: 304, fields: notModifiedFields(etag: tag, vary: vary), body: ByteBuffer())
         }
         let result: RenderedResult
         if let cached = results.value(for: tag) {
@@ -169,29 +226,65 @@ public final class ImageService: Sendable {
                     if body.count > maxResultBytes {
                         throw ImageServiceError.unprocessable("result is \(body.count) bytes, over the limit of \(maxResultBytes)")
                     }
-                    return RenderedResult(body: body, format: format)
+                    return RenderedResult(body: ByteBuffer(bytes: body), format: format)
                 }
                 results.insert(rendered, for: tag)
                 return rendered
             }
         }
-        return ok(body: result.body, contentType: format.imageFormat.mimeType, etag: tag, source: source,
-                  options: options, ext: format.imageFormat.fileExtension, vary: vary, request: request)
+        let reply = try answer(body: result.body, contentType: format.imageFormat.mimeType, etag: tag, source: source,
+                               options: options, ext: format.imageFormat.fileExtension, vary: vary, request: request,
+                               ifNoneMatch: nil, fallbackStatus: fallbackStatus)
+        if fallbackStatus == nil, source.freshFor > 0 {
+            // The next identical request takes the hit path (``knownReply``).
+            let variant: FormatVariant
+            switch choice {
+            case .fixed: variant = .any
+            case let .negotiated(format): variant = format == .avif ? .avif : .webp
+            case .source: variant = negotiates ? .other : .any
+            }
+            let known = KnownAnswer(
+                etag: tag, fields: reply.fields, notModifiedFields: notModifiedFields(etag: tag, vary: vary),
+                freshUntil: ContinuousClock.now + .milliseconds(Int64(source.freshFor * 1000)), expires: options.expires)
+            results.remember(known, for: path, variant: variant)
+        }
+        return reply
     }
 
-    private func ok(body: Data, contentType: String, etag: String, source: SourceImage, options: ProcessingOptions,
-                    ext: String, vary: Bool, request: ImageRequestPath) -> ImageServiceResponse {
-        var headers: [(String, String)] = [
-            ("Content-Type", contentType),
-            ("Cache-Control", "public, max-age=\(configuration.ttl)"),
-            ("ETag", etag),
-            ("Content-Disposition", Self.disposition(options: options, source: request.source, ext: ext)),
-        ]
-        if vary { headers.append(("Vary", "Accept")) }
-        if let lastModified = source.lastModified { headers.append(("Last-Modified", lastModified)) }
-        metrics.recordBytesOut(body.count)
-        return ImageServiceResponse(status: 200, headers: headers, body: body)
+    /// A 200 (or the fallback's status) with the image headers, or a 304 when `ifNoneMatch`
+    /// names `etag`. A fallback answer carries no validators and its own cache lifetime.
+    private func answer(body: ByteBuffer, contentType: String, etag: String, source: SourceImage, options: ProcessingOptions,
+                        ext: String, vary: Bool, request: ImageRequestPath, ifNoneMatch: String?, fallbackStatus: Int?) throws -> ServiceReply {
+        if fallbackStatus == nil, let ifNoneMatch, Self.matches(ifNoneMatch, etag) {
+            metrics.recordResultCache(hit: true, layer: "not-modified")
+            return ServiceReply(status: 304, fields: notModifiedFields(etag: etag, vary: vary), body: ByteBuffer())
+        }
+        var fields = HTTPFields()
+        fields[.contentType] = contentType
+        if fallbackStatus != nil {
+            fields[.cacheControl] = "public, max-age=\(configuration.fallbackImageTTL ?? configuration.ttl)"
+            fields[Self.fallbackImageHeader] = "1"
+        } else {
+            fields[.cacheControl] = "public, max-age=\(configuration.ttl)"
+            fields[.eTag] = etag
+        }
+        fields[.contentDisposition] = Self.disposition(options: options, source: request.source, ext: ext)
+        if vary { fields[.vary] = "Accept" }
+        if fallbackStatus == nil, let lastModified = source.lastModified { fields[.lastModified] = lastModified }
+        metrics.recordBytesOut(body.readableBytes)
+        return ServiceReply(status: fallbackStatus ?? 200, fields: fields, body: body)
     }
+
+    private func notModifiedFields(etag: String, vary: Bool) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.eTag] = etag
+        fields[.cacheControl] = "public, max-age=\(configuration.ttl)"
+        if vary { fields[.vary] = "Accept" }
+        return fields
+    }
+
+    /// `Fallback-Image: 1` marks an answer made from the fallback image.
+    static let fallbackImageHeader = HTTPField.Name("Fallback-Image")!
 
     /// A strong ETag from the source identity, the canonical options and the output format.
     func etag(_ source: SourceImage, _ options: ProcessingOptions, _ format: String) -> String {
@@ -201,7 +294,8 @@ public final class ImageService: Sendable {
     }
 
     static func matches(_ ifNoneMatch: String, _ tag: String) -> Bool {
-        ifNoneMatch.split(separator: ",").contains { candidate in
+        if ifNoneMatch == tag { return true }
+        return ifNoneMatch.split(separator: ",").contains { candidate in
             let trimmed = candidate.trimmingCharacters(in: .whitespaces)
             return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
         }

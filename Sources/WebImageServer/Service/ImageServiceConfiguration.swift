@@ -45,6 +45,21 @@ public struct ImageServiceConfiguration: Sendable {
     /// Bytes of rendered results kept in memory (byte-bounded LRU).
     public var resultCacheBytes = 64 * 1024 * 1024
 
+    /// An image answered instead of an error when the source cannot be had (not found,
+    /// origin failure or timeout, too large, not an image; SPEC V-7), processed with the
+    /// request's options like the source would have been. `nil` = errors are answered as
+    /// errors.
+    public var fallbackImage: Data?
+    /// The status of a fallback answer: 200 by default (as imgproxy), 0 = the error's own status.
+    public var fallbackImageStatus = 200
+    /// `Cache-Control: max-age` of a fallback answer; `nil` = ``ttl``.
+    public var fallbackImageTTL: Int?
+
+    /// Seconds an idle keep-alive connection is kept open (and the longest pause allowed while
+    /// a request is being received). Longer than nginx's default upstream `keepalive_timeout`
+    /// (60 s), so a proxy never reuses a connection the service is closing.
+    public var keepAliveTimeout = 75.0
+
     /// The defaults.
     public init() {}
 

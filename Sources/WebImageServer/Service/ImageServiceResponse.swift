@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import NIOCore
 
 /// What the service answers one request with, independent of the HTTP server.
 public struct ImageServiceResponse: Sendable {
@@ -14,18 +16,35 @@ public struct ImageServiceResponse: Sendable {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
+    init(_ reply: ServiceReply) {
+        status = reply.status
+        headers = reply.fields.map { ($0.name.rawName, $0.value) }
+        body = Data(reply.body.readableBytesView)
+    }
+}
+
+/// The service's answer in the HTTP server's terms: headers as `HTTPFields`, the body as the
+/// buffer that is sent (a cached result's buffer is shared, not copied).
+struct ServiceReply: Sendable {
+    var status: Int
+    var fields: HTTPFields
+    var body: ByteBuffer
+
     /// An error response: one line of plain text, or `{"status":…,"message":"…"}` when the
     /// client asks for JSON (`Accept: application/json`).
-    static func error(_ error: ImageServiceError, json: Bool = false) -> ImageServiceResponse {
-        var headers = [("Cache-Control", "no-store")]
-        if case let .queueFull(retryAfter) = error { headers.append(("Retry-After", String(retryAfter))) }
+    static func error(_ error: ImageServiceError, json: Bool = false) -> ServiceReply {
+        var fields = HTTPFields()
         if json {
             let object: [String: any Sendable] = ["status": error.status, "message": error.description]
             let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            headers.insert(("Content-Type", "application/json"), at: 0)
-            return ImageServiceResponse(status: error.status, headers: headers, body: body)
+            fields[.contentType] = "application/json"
+            fields[.cacheControl] = "no-store"
+            if case let .queueFull(retryAfter) = error { fields[.retryAfter] = String(retryAfter) }
+            return ServiceReply(status: error.status, fields: fields, body: ByteBuffer(bytes: body))
         }
-        headers.insert(("Content-Type", "text/plain; charset=utf-8"), at: 0)
-        return ImageServiceResponse(status: error.status, headers: headers, body: Data((error.description + "\n").utf8))
+        fields[.contentType] = "text/plain; charset=utf-8"
+        fields[.cacheControl] = "no-store"
+        if case let .queueFull(retryAfter) = error { fields[.retryAfter] = String(retryAfter) }
+        return ServiceReply(status: error.status, fields: fields, body: ByteBuffer(string: error.description + "\n"))
     }
 }

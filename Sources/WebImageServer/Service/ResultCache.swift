@@ -1,24 +1,87 @@
-import Foundation
+import HTTPTypes
+import NIOCore
 import Synchronization
 
 /// A rendered response body and what describes it.
 struct RenderedResult: Sendable {
-    var body: Data
+    /// The encoded image, kept as the buffer responses send (no copy per response).
+    var body: ByteBuffer
     var format: OutputFormat
 }
 
-/// An in-memory LRU of rendered results bounded by their total bytes (SPEC V-8).
+/// Which answer a request path gets when the `Accept` header chooses the format (SPEC V-6).
+enum FormatVariant: UInt8, Sendable {
+    /// The format does not depend on `Accept` (fixed by the URL, or negotiation is off).
+    case any
+    case avif
+    case webp
+    /// Negotiation is on and the client accepts neither AVIF nor WebP.
+    case other
+}
+
+/// What a request path answered with last time, so the next identical request is served from
+/// memory without parsing, verifying, fetching or hashing anything (the result-cache hit path).
+struct KnownAnswer: Sendable {
+    /// The result's key in the cache (its ETag).
+    var etag: String
+    /// The 200 response's headers, `Content-Length` and `X-Request-ID` aside.
+    var fields: HTTPFields
+    /// The 304 response's headers.
+    var notModifiedFields: HTTPFields
+    /// Until when the source may be taken as unchanged (its revalidation time).
+    var freshUntil: ContinuousClock.Instant
+    /// The URL's `expires` option (Unix seconds), if any: after it the request is refused.
+    var expires: Int64?
+}
+
+/// An in-memory LRU of rendered results bounded by their total bytes (SPEC V-8), and an index
+/// from request paths to the result they got (``KnownAnswer``). The index only points at
+/// results: an evicted result takes its index entries with it (lazily), so the byte bound
+/// holds for everything kept. The index's own size is bounded by its key bytes.
 final class ResultCache: Sendable {
+    private struct Variants {
+        var any: KnownAnswer?
+        var avif: KnownAnswer?
+        var webp: KnownAnswer?
+        var other: KnownAnswer?
+
+        subscript(variant: FormatVariant) -> KnownAnswer? {
+            get {
+                switch variant {
+                case .any: any
+                case .avif: avif
+                case .webp: webp
+                case .other: other
+                }
+            }
+            set {
+                switch variant {
+                case .any: any = newValue
+                case .avif: avif = newValue
+                case .webp: webp = newValue
+                case .other: other = newValue
+                }
+            }
+        }
+    }
+
     private struct State {
         var entries: [String: (value: RenderedResult, tick: UInt64)] = [:]
         var bytes = 0
         var tick: UInt64 = 0
+        var answers: [String: Variants] = [:]
+        var answerKeyBytes = 0
     }
     private let state = Mutex(State())
     /// The byte bound.
     let capacity: Int
+    /// The bound on the index's key bytes (request paths); past it the index starts over.
+    let indexCapacity: Int
 
-    init(capacity: Int) { self.capacity = max(0, capacity) }
+    init(capacity: Int, indexCapacity: Int = 4 * 1024 * 1024) {
+        self.capacity = max(0, capacity)
+        self.indexCapacity = max(0, indexCapacity)
+    }
 
     func value(for key: String) -> RenderedResult? {
         state.withLock { state in
@@ -30,16 +93,50 @@ final class ResultCache: Sendable {
     }
 
     func insert(_ value: RenderedResult, for key: String) {
-        guard value.body.count <= capacity else { return }
+        guard value.body.readableBytes <= capacity else { return }
         state.withLock { state in
-            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.value.body.count }
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.value.body.readableBytes }
             state.tick += 1
             state.entries[key] = (value, state.tick)
-            state.bytes += value.body.count
+            state.bytes += value.body.readableBytes
             while state.bytes > capacity, let oldest = state.entries.min(by: { $0.value.tick < $1.value.tick }) {
                 state.entries[oldest.key] = nil
-                state.bytes -= oldest.value.value.body.count
+                state.bytes -= oldest.value.value.body.readableBytes
             }
+        }
+    }
+
+    /// The answer `path` got for `variant` (or for any `Accept`), with its result, if both are
+    /// still kept; `variant` is asked for only when the path's answer depends on `Accept`.
+    func answer(for path: String, variant: () -> FormatVariant) -> (KnownAnswer, RenderedResult)? {
+        state.withLock { state in
+            guard let variants = state.answers[path] else { return nil }
+            let chosen = variants.any != nil ? FormatVariant.any : variant()
+            guard let answer = variants[chosen] else { return nil }
+            guard let entry = state.entries[answer.etag] else {
+                state.answers[path]?[chosen] = nil
+                return nil
+            }
+            state.tick += 1
+            state.entries[answer.etag] = (entry.value, state.tick)
+            return (answer, entry.value)
+        }
+    }
+
+    /// Remembers what `path` answered for `variant` (only while its result is kept).
+    func remember(_ answer: KnownAnswer, for path: String, variant: FormatVariant) {
+        guard path.utf8.count <= indexCapacity else { return }
+        state.withLock { state in
+            guard state.entries[answer.etag] != nil else { return }
+            if state.answers[path] == nil {
+                if state.answerKeyBytes + path.utf8.count > indexCapacity {
+                    state.answers = [:]
+                    state.answerKeyBytes = 0
+                }
+                state.answerKeyBytes += path.utf8.count
+                state.answers[path] = Variants()
+            }
+            state.answers[path]?[variant] = answer
         }
     }
 

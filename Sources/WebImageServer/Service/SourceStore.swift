@@ -11,6 +11,10 @@ struct SourceImage: Sendable {
     var lastModified: String?
     /// Where it came from, for metrics: `origin`, `disk`, `local`.
     var layer: String
+    /// Seconds from now during which the source counts as unchanged (the rest of its
+    /// revalidation period): results made from it are reused for that long without asking
+    /// the origin (SPEC V-8's result-cache hit path).
+    var freshFor: Double
 }
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
@@ -60,7 +64,8 @@ final class SourceStore: Sendable {
                 let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
                 let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
                 if fresh || stored.isEmpty {
-                    return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk")
+                    let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
+                    return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
                 }
                 validators = stored
                 cachedData = cached
@@ -73,7 +78,8 @@ final class SourceStore: Sendable {
                 guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
                 try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
                 return SourceImage(
-                    data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated")
+                    data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated",
+                    freshFor: configuration.sourceRevalidateAfter)
             }
             let lastModified = response?.value(forHeader: "Last-Modified")
             if let diskCache {
@@ -83,7 +89,8 @@ final class SourceStore: Sendable {
                 extended.lastModified = lastModified
                 try? await diskCache.storeAndWait(data, forKey: source, extendedData: extended)
             }
-            return SourceImage(data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin")
+            return SourceImage(
+                data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
         }
     }
 
@@ -140,7 +147,7 @@ final class SourceStore: Sendable {
             throw ImageServiceError.tooLarge("source exceeds the byte limit")
         }
         guard let data = FileManager.default.contents(atPath: candidate) else { throw ImageServiceError.sourceNotFound }
-        return SourceImage(data: data, identity: Self.hash(data), lastModified: nil, layer: "local")
+        return SourceImage(data: data, identity: Self.hash(data), lastModified: nil, layer: "local", freshFor: configuration.sourceRevalidateAfter)
     }
 
     /// Seconds since `file` was last written (infinity when unknown).

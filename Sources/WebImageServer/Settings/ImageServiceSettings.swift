@@ -45,6 +45,10 @@ public enum ImageServiceSettings {
         Setting(name: "max-processing-time", meaning: "seconds a request may take from fetch to encode (then 504)", defaultValue: "30", repeatable: false),
         Setting(name: "max-result-bytes", meaning: "largest encoded result in bytes (then 422)", defaultValue: "67108864", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
+        Setting(name: "keep-alive-timeout", meaning: "seconds an idle connection is kept open", defaultValue: "75", repeatable: false),
+        Setting(name: "fallback-image", meaning: "image file answered (processed like the source) when a source cannot be had", defaultValue: "none (errors)", repeatable: false),
+        Setting(name: "fallback-image-status", meaning: "status of a fallback answer; 0 = the error's status", defaultValue: "200", repeatable: false),
+        Setting(name: "fallback-image-ttl", meaning: "Cache-Control max-age of a fallback answer in seconds", defaultValue: "the ttl", repeatable: false),
     ]
 
     /// What a bad setting is.
@@ -158,6 +162,24 @@ public enum ImageServiceSettings {
         }
         if let value = try int("max-result-bytes", 1...Int.max) { configuration.limits.maxResultBytes = value }
         if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
+        if let text = one("keep-alive-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "keep-alive-timeout: '\(text)' is not seconds") }
+            configuration.keepAliveTimeout = seconds
+        }
+        if let path = one("fallback-image") {
+            // Checked now, not at the first failing request: a typo should stop the start.
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+            guard let size, size <= configuration.limits.maxSourceBytes, let data = FileManager.default.contents(atPath: path) else {
+                throw Problem(description: "fallback-image: cannot read '\(path)' (or it is over max-src-bytes)")
+            }
+            guard ImageFormat.detect(data) != .unknown else { throw Problem(description: "fallback-image: '\(path)' is not an image") }
+            configuration.fallbackImage = data
+        }
+        if let value = try int("fallback-image-status", 0...599) {
+            guard value == 0 || value >= 200 else { throw Problem(description: "fallback-image-status: '\(value)' is not 0 or an HTTP status") }
+            configuration.fallbackImageStatus = value
+        }
+        if let value = try int("fallback-image-ttl", 0...Int(Int32.max)) { configuration.fallbackImageTTL = value }
         return (configuration, host, port)
     }
 }
