@@ -104,10 +104,13 @@ extension TIFFMemoryFile {
 
     /// Decodes the current directory to RGBA with straight alpha, in stored orientation, through
     /// libtiff's RGBA interface (every photometric interpretation, bit depth, compression and
-    /// strip/tile layout libtiff reads). `size` must have been checked against the limits.
+    /// strip/tile layout libtiff reads; 16-bit grey with alpha, which that interface draws
+    /// opaque, through ``decodeGreyAlpha16(size:layout:)``). `size` must have been checked
+    /// against the limits.
     /// - Throws: `unsupportedFormat` for a layout libtiff cannot turn into RGBA, `badImageData`
     ///   for corrupt or truncated data.
     func decodeCurrent(size: PixelSize) throws -> PixelBuffer {
+        if let layout = greyAlpha16Layout() { return try decodeGreyAlpha16(size: size, layout: layout) }
         var message = [CChar](repeating: 0, count: 1024)
         var image = TIFFRGBAImage()
         guard TIFFRGBAImageOK(handle, &message) == 1, TIFFRGBAImageBegin(&image, handle, 1, &message) == 1 else {
