@@ -99,6 +99,18 @@ struct SVGBudgetTests {
         #expect(image.pixels.pixel(x: 800, y: 10).a == 0)
     }
 
+    @Test("Given a budget of no time (zero, negative, not a number), then the decode ends at once: timedOut or, if already done, the image")
+    func noTime() async throws {
+        let plain = Data((Self.header + ##"<rect width="9" height="9" fill="#00f"/></svg>"##).utf8)
+        for seconds in [0, -1, Double.nan] {
+            do {
+                let image = try SVGCoder(budget: Self.budget(seconds: seconds)).decode(plain, options: .default)
+                #expect(image.pixelSize == PixelSize(width: 900, height: 900))
+            } catch WebImageError.timedOut(.render) {}
+        }
+        try await Self.expectBackgroundEnds()
+    }
+
     @Test("Given work that overruns, then the caller gets timedOut at once, the work sees the deadline, and further runs are refused while maxOverrunning runs remain")
     func overrunCap() async throws {
         let limiter = SVGOverrunLimiter()

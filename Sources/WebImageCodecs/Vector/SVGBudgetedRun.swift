@@ -13,11 +13,17 @@ final class SVGDrawingDeadline: Sendable {
 
     init(seconds: Double) {
         self.seconds = seconds
-        end = .now + .milliseconds(Int64(min(max(0, seconds), 1e6) * 1000))
+        end = .now + .milliseconds(Int64(SVGDrawingDeadline.milliseconds(seconds)))
     }
 
     /// Whether the drawing should stop: the time is up, or the caller stopped waiting.
     var isPast: Bool { abandoned.load(ordering: .relaxed) || ContinuousClock.now >= end }
+
+    /// `seconds` as whole milliseconds, 0…10⁹ (not a number or negative: 0; at most 10⁶ s).
+    static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? 1_000_000_000 : 0 }
+        return Int(min(seconds, 1e6) * 1000)
+    }
 
     func abandon() { abandoned.store(true, ordering: .relaxed) }
 
@@ -80,7 +86,7 @@ enum SVGBudgetedRun {
         // librsvg recurses through the document tree; give it the stack of a main thread.
         thread.stackSize = 16 * 1024 * 1024
         thread.start()
-        let waited = done.wait(timeout: .now() + .milliseconds(Int(min(max(0, budget.maxDuration), 1e6) * 1000)))
+        let waited = done.wait(timeout: .now() + .milliseconds(SVGDrawingDeadline.milliseconds(budget.maxDuration)))
         let result: Result<Value, any Error>? = outcome.state.withLock { state in
             switch state {
             case .finished(let result): return result
