@@ -88,6 +88,36 @@ struct TIFFDecodeTests {
         #expect(PixelDifference.between(image.pixels, expected)!.psnr >= 45)
     }
 
+    @Test(
+        "Given 16-bit grey with unassociated or associated alpha, in strips or tiles, then the alpha is kept (not drawn opaque)",
+        arguments: [(false, nil), (true, nil), (false, 16), (true, 16)] as [(Bool, Int?)])
+    func greyAlpha16(associated: Bool, tile: Int?) throws {
+        var samples: [UInt8] = []
+        var expected: [RGBA] = []
+        for y in 0..<Self.height {
+            for x in 0..<Self.width {
+                let grey = (x * 1361 + y * 977) % 65536
+                let alpha = x == 0 ? 0 : 8192 + (x * 1200) % 57000
+                let stored = associated ? (grey * alpha + 32767) / 65535 : grey
+                for value in [stored, alpha] { withUnsafeBytes(of: UInt16(value)) { samples += $0 } }
+                let level = alpha == 0 ? (associated ? 0 : (grey * 255 + 32767) / 65535) : (grey * 255 + 32767) / 65535
+                expected.append(RGBA(r: UInt8(level), g: UInt8(level), b: UInt8(level), a: UInt8((alpha * 255 + 32767) / 65535)))
+            }
+        }
+        let page = TIFFTestPage(
+            width: Self.width, height: Self.height, bitsPerSample: 16, samplesPerPixel: 2, photometric: PHOTOMETRIC_MINISBLACK,
+            compression: COMPRESSION_ADOBE_DEFLATE, extraSample: associated ? EXTRASAMPLE_ASSOCALPHA : EXTRASAMPLE_UNASSALPHA,
+            tileSize: tile, rowsPerStrip: 5, samples: samples)
+        let image = try Self.decode([page])
+        #expect(image.hasAlpha)
+        #expect(image.pixels.pixel(x: 0, y: 3).a == 0, "the alpha sample is read")
+        // Associated alpha loses precision where it is low once un-premultiplied; compare premultiplied.
+        let actual = associated ? Self.premultiplied(image.pixels) : image.pixels
+        let reference = associated ? Self.premultiplied(Self.buffer(expected)) : Self.buffer(expected)
+        let difference = try #require(PixelDifference.between(actual, reference))
+        #expect(difference.maxChannelDifference <= 1, "\(difference)")
+    }
+
     @Test("Given grey at 1, 2, 4, 8 and 16 bits, white-is-zero too, then levels map to 0…255", arguments: [1, 2, 4, 8, 16])
     func grey(bits: Int) throws {
         let levels = (1 << bits) - 1

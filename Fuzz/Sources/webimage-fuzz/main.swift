@@ -128,7 +128,11 @@ func generatedInputs() -> [(name: String, data: Data)] {
     let h = 16
     var rgb: [UInt8] = []
     var rgba: [UInt8] = []
+    var greyAlpha16: [UInt8] = []
     for i in 0..<w * h {
+        for value in [UInt16(truncatingIfNeeded: i * 2741), UInt16(truncatingIfNeeded: 4000 + i * 151)] {
+            withUnsafeBytes(of: value) { greyAlpha16 += $0 }
+        }
         let pixel: [UInt8] = [UInt8(i % 256), UInt8(i * 3 % 256), UInt8(i * 7 % 256)]
         rgb += pixel
         rgba += pixel + [UInt8(100 + i % 100)]
@@ -140,6 +144,12 @@ func generatedInputs() -> [(name: String, data: Data)] {
         ("deflate-tiles", [TIFFTestPage(width: w, height: h, compression: 8, tileSize: 16, samples: rgb)]),
         ("rgba-unassociated", [TIFFTestPage(width: w, height: h, samplesPerPixel: 4, compression: 5, extraSample: 2, samples: rgba)]),
         ("jpeg-ycbcr", [jpeg]),
+        // Large enough for the fuzzer's 17×13 thumbnail to shrink while reading (bands of tiles / strips).
+        ("shrink-tiles", [TIFFTestPage(width: 96, height: 64, samplesPerPixel: 4, compression: 8, extraSample: 2, tileSize: 16, samples: Array(repeating: rgba, count: 16).flatMap { $0 })]),
+        ("shrink-strips", [TIFFTestPage(width: 96, height: 64, compression: 5, rowsPerStrip: 6, samples: Array(repeating: rgb, count: 16).flatMap { $0 })]),
+        // 16-bit grey with alpha: read by the coder itself, not libtiff's RGBA interface.
+        ("grey-alpha16-tiles", [TIFFTestPage(width: w, height: h, bitsPerSample: 16, samplesPerPixel: 2, photometric: 1, compression: 8, extraSample: 2, tileSize: 16, samples: greyAlpha16)]),
+        ("grey-alpha16-strips", [TIFFTestPage(width: w, height: h, bitsPerSample: 16, samplesPerPixel: 2, photometric: 1, compression: 5, extraSample: 1, rowsPerStrip: 5, samples: greyAlpha16)]),
         ("two-pages", [TIFFTestPage(width: w, height: h, compression: 32773, samples: rgb), TIFFTestPage(width: 8, height: 8, orientation: 6, samples: Array(rgb.prefix(192)))]),
     ]
     var inputs: [(name: String, data: Data)] = []
@@ -148,6 +158,8 @@ func generatedInputs() -> [(name: String, data: Data)] {
     }
     let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60" viewBox="0 0 120 60"><rect x="10" y="10" width="40" height="40" fill="#e02020"/><circle cx="85" cy="30" r="20" fill="#2040e0" stroke="#000"/><text x="5" y="55">SVG</text></svg>"##
     inputs.append(("generated/shapes.svg", Data(svg.utf8)))
+    let filtered = ##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="48"><defs><filter id="f"><feGaussianBlur stdDeviation="3"/><feOffset dx="2"/></filter><g id="u"><rect width="9" height="9" fill="#0a0" opacity="0.5"/></g><mask id="m"><rect width="32" height="48" fill="#fff"/></mask></defs><g filter="url(#f)" mask="url(#m)"><use xlink:href="#u"/><use xlink:href="#u" x="12"/></g><text x="2" y="40">fe</text></svg>"##
+    inputs.append(("generated/filters.svg", Data(filtered.utf8)))
     inputs.append(("generated/two-pages.pdf", TestPDF.twoPages))
     return inputs
 }

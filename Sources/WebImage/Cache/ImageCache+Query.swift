@@ -95,8 +95,10 @@ extension ImageCache {
         let image: Image
         do {
             image = try PipelineMetrics.timedDecode("disk") { try coders.decode(data, options: decodeOptions) }
-        } catch WebImageError.badImageData {
-            // A corrupt entry is never served: delete it and report a miss (S-8).
+        } catch WebImageError.badImageData where context.imagePageIndex == nil {
+            // A corrupt entry is never served: delete it and report a miss (S-8). With a page
+            // index the error may be about the page (past the end of a sound document): then
+            // it is a miss below and the bytes stay.
             diskCache.remove(key)
             token.finish(.miss)
             return
@@ -115,11 +117,9 @@ extension ImageCache {
     }
 
     /// The memory key of an image decoded from the disk entry `key` under `context`: `key`
-    /// itself, or its thumbnail key when the context asks for a thumbnail decode.
+    /// itself, or its page and thumbnail key when the context asks for a page or a thumbnail.
     static func memoryKey(forDecodedKey key: String, context: WebImageContext) -> String {
-        guard let size = context.imageThumbnailPixelSize else { return key }
-        return thumbnailCacheKey(
-            for: key, thumbnailPixelSize: size, preserveAspectRatio: context.imagePreserveAspectRatio ?? true)
+        context.decodedImageKey(for: key)
     }
 
     /// `image`, or its first frame alone when `decodeFirstFrameOnly` is asked for.

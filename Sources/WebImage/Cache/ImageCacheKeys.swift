@@ -21,6 +21,12 @@ extension ImageCache {
         insertingBeforeExtension(key, "-Thumbnail({\(size.width),\(size.height)},\(preserveAspectRatio ? 1 : 0))")
     }
 
+    /// The key of one page of a multi-page document (the `imagePageIndex` context value):
+    /// `-Page(N)` before the path extension.
+    public static func pageCacheKey(for key: String, pageIndex: Int) -> String {
+        insertingBeforeExtension(key, "-Page(\(pageIndex))")
+    }
+
     /// The memory-cache key of the progressive preview of the image stored under `key`:
     /// `-Preview` before the path extension. Previews live only in memory, under this key of
     /// their own, so a preview is never taken for the final image (see
@@ -55,5 +61,25 @@ extension ImageCache {
         result.append(contentsOf: suffix.unicodeScalars)
         result.append(contentsOf: scalars[insertAt...])
         return String(result)
+    }
+}
+
+extension WebImageContext {
+    /// Whether a decode under this context gives another image than the full decode of the
+    /// original: a thumbnail size or a page is set.
+    var decodesDerivedImage: Bool { imageThumbnailPixelSize != nil || imagePageIndex != nil }
+
+    /// `key` with the parts of this context that change the decoded image (SPEC Q-4): the page,
+    /// then the thumbnail size. `key` itself when there is neither.
+    func decodedImageKey(for key: String) -> String {
+        var derived = key
+        if let page = imagePageIndex {
+            derived = ImageCache.pageCacheKey(for: derived, pageIndex: page)
+        }
+        if let size = imageThumbnailPixelSize {
+            derived = ImageCache.thumbnailCacheKey(
+                for: derived, thumbnailPixelSize: size, preserveAspectRatio: imagePreserveAspectRatio ?? true)
+        }
+        return derived
     }
 }

@@ -10,7 +10,7 @@ struct ImageLoadRequest: Sendable {
     let loader: any ImageLoader
     /// The key of the original image (SPEC M-6); `nil` when the key filter declines: no caching.
     let originalKey: String?
-    /// The key of the delivered image: the original key plus thumbnail and transformer parts
+    /// The key of the delivered image: the original key plus page, thumbnail and transformer parts
     /// (SPEC Q-4). Equal to ``originalKey`` when there is neither.
     let finalKey: String?
     let transformer: (any ImageTransformer)?
@@ -38,11 +38,7 @@ struct ImageLoadRequest: Sendable {
     /// The original and final cache keys of `url` under `context` (SPEC M-6, Q-4).
     static func keys(for url: URL, context: WebImageContext) -> (original: String?, final: String?) {
         guard let original = context.cacheKey(for: url) else { return (nil, nil) }
-        var derived = original
-        if let size = context.imageThumbnailPixelSize {
-            derived = ImageCache.thumbnailCacheKey(
-                for: derived, thumbnailPixelSize: size, preserveAspectRatio: context.imagePreserveAspectRatio ?? true)
-        }
+        var derived = context.decodedImageKey(for: original)
         if let transformer = context.imageTransformer {
             derived = ImageCache.cacheKey(for: derived, transformerKey: transformer.transformerKey)
         }

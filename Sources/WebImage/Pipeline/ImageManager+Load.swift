@@ -212,7 +212,7 @@ extension ImageManager {
         // The original query decodes with this request's options (a thumbnail when asked); that
         // image is not the original, so it must not be kept in memory under the original key.
         var context = request.context
-        if request.context.imageThumbnailPixelSize != nil { context.storeCacheType = .disk }
+        if request.context.decodesDerivedImage { context.storeCacheType = .disk }
         let token = request.originalCache.queryImage(
             forKey: key, options: request.options, context: context, cacheType: cacheType
         ) { [self] result in
@@ -340,8 +340,11 @@ extension ImageManager {
             refreshDates(request)
             operation.endSilently()
         case .failure(let error):
+            // A bad page index (past the end) says nothing about the URL: not listed.
+            let pageError: Bool
+            if case .badImageData = error { pageError = request.context.imagePageIndex != nil } else { pageError = false }
             let loaderAllows =
-                request.loader.shouldBlockFailedURL(request.url, error: error)
+                !pageError && request.loader.shouldBlockFailedURL(request.url, error: error)
                 && (delegate?.imageManager(self, shouldBlockFailedURL: request.url, error: error) ?? true)
             if failedURLs.recordFailure(request.url, error: error, loaderAllows: loaderAllows) {
                 PipelineMetrics.logger.info("URL added to the failed list", metadata: ["url": "\(request.url)", "error": "\(error.code)"])
@@ -397,7 +400,7 @@ extension ImageManager {
         if request.hasDerivedKey {
             let originalType = request.context.originalStoreCacheType ?? .disk
             let originalCache = request.originalCache
-            if originalType.includesMemory, request.context.imageThumbnailPixelSize == nil, let key = request.originalKey,
+            if originalType.includesMemory, !request.context.decodesDerivedImage, let key = request.originalKey,
                 originalCache.configuration.shouldCacheImagesInMemory
             {
                 originalCache.memoryCache.setImage(image, forKey: key)
@@ -440,7 +443,7 @@ extension ImageManager {
         if request.hasDerivedKey {
             // The original: its bytes (and, when it was decoded at full size, its image).
             let originalType = request.context.originalStoreCacheType ?? .disk
-            let fullSize = request.context.imageThumbnailPixelSize == nil ? original : nil
+            let fullSize = request.context.decodesDerivedImage ? nil : original
             await store(
                 fullSize, data: value.data, key: request.originalKey, cacheType: originalType, request: request,
                 operation: operation, extendedData: extended, includeMemory: !memoryStored, in: request.originalCache)

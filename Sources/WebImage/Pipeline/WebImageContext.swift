@@ -71,6 +71,7 @@ private enum OriginalQueryCacheTypeKey: WebImageContextKey { typealias Value = I
 private enum OriginalStoreCacheTypeKey: WebImageContextKey { typealias Value = ImageCacheType }
 private enum MaximumLoadDurationKey: WebImageContextKey { typealias Value = Double }
 private enum MaximumDecodedBytesKey: WebImageContextKey { typealias Value = Int }
+private enum PageIndexKey: WebImageContextKey { typealias Value = Int }
 
 extension WebImageContext {
     /// The key under which a display target registers the load (default: the target's type).
@@ -87,6 +88,14 @@ extension WebImageContext {
     public var imageThumbnailPixelSize: PixelSize? {
         get { self[ThumbnailPixelSizeKey.self] }
         set { self[ThumbnailPixelSizeKey.self] = newValue }
+    }
+    /// The page of a multi-page document to decode (PDF; 0 = the first), as
+    /// SDWebImagePDFCoder's page option. Like a thumbnail size it changes the decoded image, so
+    /// it gets its own cache key (`-Page(N)` before the extension, SPEC Q-4): pages of one URL
+    /// are cached apart, over one copy of the document's bytes. `nil` (default): the first page.
+    public var imagePageIndex: Int? {
+        get { self[PageIndexKey.self] }
+        set { self[PageIndexKey.self] = newValue }
     }
     /// With a thumbnail size: keep the aspect ratio (default `true`).
     public var imagePreserveAspectRatio: Bool? {
@@ -149,6 +158,7 @@ extension WebImageContext {
             decode.limits.maxDecodedBytes = min(decode.limits.maxDecodedBytes, max(0, budget))
         }
         decode.thumbnailPixelSize = imageThumbnailPixelSize
+        decode.pageIndex = imagePageIndex
         decode.preserveAspectRatio = imagePreserveAspectRatio ?? true
         decode.scaleFactor = imageScaleFactor
         decode.firstFrameOnly = options.contains(.decodeFirstFrameOnly)

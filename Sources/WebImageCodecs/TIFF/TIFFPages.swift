@@ -80,6 +80,10 @@ extension TIFFMemoryFile {
     func decode(_ page: TIFFPage, for target: PixelSize) throws -> PixelBuffer {
         let source = page.source(for: target)
         try select(source.directory)
+        // Shrink while reading when the source is at least twice the target both ways.
+        let shown = page.orientation.swapsDimensions ? PixelSize(width: source.size.height, height: source.size.width) : source.size
+        let factor = min(shown.width / max(1, target.width), shown.height / max(1, target.height))
+        if factor >= 2, let reduced = try decodeCurrentShrinking(size: source.size, by: factor) { return reduced }
         return try decodeCurrent(size: source.size)
     }
 
@@ -104,10 +108,28 @@ extension TIFFMemoryFile {
 
     /// Decodes the current directory to RGBA with straight alpha, in stored orientation, through
     /// libtiff's RGBA interface (every photometric interpretation, bit depth, compression and
-    /// strip/tile layout libtiff reads). `size` must have been checked against the limits.
+    /// strip/tile layout libtiff reads; 16-bit grey with alpha, which that interface draws
+    /// opaque, through ``decodeGreyAlpha16(size:layout:)``). `size` must have been checked
+    /// against the limits.
     /// - Throws: `unsupportedFormat` for a layout libtiff cannot turn into RGBA, `badImageData`
     ///   for corrupt or truncated data.
     func decodeCurrent(size: PixelSize) throws -> PixelBuffer {
+        if let layout = greyAlpha16Layout() { return try decodeGreyAlpha16(size: size, layout: layout) }
+        return try withRGBAImage(size: size) { image, premultiplied in
+            try PixelBuffer.make(width: size.width, height: size.height) { out in
+                let status = UnsafeMutableRawPointer(out.baseAddress!).withMemoryRebound(to: UInt32.self, capacity: size.pixelCount) {
+                    TIFFRGBAImageGet(&image, $0, image.width, image.height)
+                }
+                guard status == 1 else { throw failure("corrupt or truncated image data") }
+                TIFFMemoryFile.normalise(out, premultiplied: premultiplied)
+            }
+        }
+    }
+
+    /// Runs `body` with libtiff's RGBA reader begun on the current directory, rows requested as
+    /// stored, and whether the raster it writes is premultiplied.
+    /// - Throws: `unsupportedFormat` for a layout libtiff cannot turn into RGBA.
+    func withRGBAImage<T>(size: PixelSize, _ body: (inout TIFFRGBAImage, Bool) throws -> T) throws -> T {
         var message = [CChar](repeating: 0, count: 1024)
         var image = TIFFRGBAImage()
         guard TIFFRGBAImageOK(handle, &message) == 1, TIFFRGBAImageBegin(&image, handle, 1, &message) == 1 else {
@@ -124,18 +146,12 @@ extension TIFFMemoryFile {
         // through; grey with unassociated alpha stays straight.
         let isGrey = Int32(image.photometric) == PHOTOMETRIC_MINISBLACK || Int32(image.photometric) == PHOTOMETRIC_MINISWHITE
         let premultiplied = image.alpha == EXTRASAMPLE_ASSOCALPHA || (image.alpha == EXTRASAMPLE_UNASSALPHA && !isGrey)
-        return try PixelBuffer.make(width: size.width, height: size.height) { out in
-            let status = UnsafeMutableRawPointer(out.baseAddress!).withMemoryRebound(to: UInt32.self, capacity: size.pixelCount) {
-                TIFFRGBAImageGet(&image, $0, image.width, image.height)
-            }
-            guard status == 1 else { throw failure("corrupt or truncated image data") }
-            TIFFMemoryFile.normalise(out, premultiplied: premultiplied)
-        }
+        return try body(&image, premultiplied)
     }
 
     /// libtiff's raster holds `A<<24 | B<<16 | G<<8 | R` words: RGBA bytes on little-endian
     /// machines. Swaps them on big-endian ones and un-premultiplies.
-    private static func normalise(_ out: UnsafeMutableBufferPointer<UInt8>, premultiplied: Bool) {
+    static func normalise(_ out: UnsafeMutableBufferPointer<UInt8>, premultiplied: Bool) {
         #if _endian(big)
             var i = 0
             while i < out.count {
@@ -145,6 +161,11 @@ extension TIFFMemoryFile {
             }
         #endif
         guard premultiplied else { return }
+        unpremultiply(out)
+    }
+
+    /// RGBA bytes with premultiplied colour made straight, in place.
+    static func unpremultiply(_ out: UnsafeMutableBufferPointer<UInt8>) {
         var i = 0
         while i < out.count {
             let alpha = Int(out[i + 3])

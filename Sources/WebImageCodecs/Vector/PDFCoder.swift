@@ -8,8 +8,9 @@ import WebImageCore
 /// ``/WebImageCore/DecodeOptions/thumbnailPixelSize`` (larger or smaller; aspect ratio kept
 /// unless ``/WebImageCore/DecodeOptions/preserveAspectRatio`` is off).
 ///
-/// - The page is the first, or ``pageIndex``: to load another page through the pipeline, give
-///   the request a `CodersManager` holding `PDFCoder(pageIndex:)` (context `imageCoders`).
+/// - The page is ``/WebImageCore/DecodeOptions/pageIndex`` when the options set one (through
+///   the pipeline: the `imagePageIndex` context value, cached under a key of its own), else
+///   the coder's ``pageIndex`` (the first page by default).
 /// - Pages are drawn on white paper (opaque), as PDF viewers show them.
 /// - ``readMetadata(_:)`` reports the number of pages as the frame count (a PDF is not an
 ///   animation).
@@ -21,7 +22,7 @@ import WebImageCore
 /// The coder holds only its page index; every call opens its own poppler document over a
 /// private copy of the bytes.
 public struct PDFCoder: ImageCoder {
-    /// The page drawn (0 = the first).
+    /// The page drawn when the decode options name none (0 = the first).
     public let pageIndex: Int
 
     /// A PDF coder drawing page `pageIndex` (0 = the first page).
@@ -34,12 +35,12 @@ public struct PDFCoder: ImageCoder {
         ImageFormat.detect(data) == .pdf
     }
 
-    /// Draws page ``pageIndex``.
-    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData`, `unsupportedFormat`
-    ///   (encrypted) or `imageTooLarge`.
+    /// Draws page ``/WebImageCore/DecodeOptions/pageIndex`` of the options, else ``pageIndex``.
+    /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` (also for a page past the
+    ///   end), `unsupportedFormat` (encrypted) or `imageTooLarge`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let document = try PDFDocument(data)
-        let page = try document.page(pageIndex)
+        let page = try document.page(options.pageIndex ?? pageIndex)
         let size = CairoPixels.renderSize(intrinsic: page.size, options: options)
         try options.limits.check(canvas: size)
         return Image(pixels: try page.render(size: size), scale: options.imageScale, format: .pdf, hasAlpha: false)
@@ -91,7 +92,7 @@ final class PDFDocument {
     /// Page `index`.
     /// - Throws: `badImageData` when there is no such page or it has no usable size.
     func page(_ index: Int) throws -> PDFPage {
-        guard index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
+        guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
             throw WebImageError.badImageData(reason: "PDF: page \(index) out of range 0..<\(pageCount)")
         }
         return try PDFPage(page, owner: self)

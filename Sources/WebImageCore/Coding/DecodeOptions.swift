@@ -29,6 +29,10 @@ public struct DecodeOptions: Sendable, Hashable {
     public var scaleDownLimitBytes: Int = 60 * 1024 * 1024
     /// Size limits checked before allocating.
     public var limits: DecodeLimits = .default
+    /// The page of a multi-page document to decode (0 = the first): PDF pages (`PDFCoder`),
+    /// as SDWebImagePDFCoder's page option. `nil`: the coder's own default (the first page).
+    /// Formats whose pages are frames (TIFF) ignore it.
+    public var pageIndex: Int?
 
     public init(
         thumbnailPixelSize: PixelSize? = nil,

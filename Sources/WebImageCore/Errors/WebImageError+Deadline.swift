@@ -11,20 +11,25 @@ extension WebImageError {
         /// The total deadline of one load through the manager: cache query, download, decode
         /// and transform (the `WebImageContext.maximumLoadDuration` context value).
         case load(seconds: Double)
+        /// The drawing budget of one vector document (`SVGRenderBudget.maxDuration`): parsing
+        /// and drawing an SVG took longer, or earlier documents that overran it are still
+        /// being drawn.
+        case render(seconds: Double)
 
         /// The deadline's length in seconds.
         public var seconds: Double {
             switch self {
-            case .idle(let seconds), .download(let seconds), .load(let seconds): seconds
+            case .idle(let seconds), .download(let seconds), .load(let seconds), .render(let seconds): seconds
             }
         }
 
-        /// A stable short name: `idle`, `download` or `load`.
+        /// A stable short name: `idle`, `download`, `load` or `render`.
         public var name: String {
             switch self {
             case .idle: "idle"
             case .download: "download"
             case .load: "load"
+            case .render: "render"
             }
         }
 
@@ -34,6 +39,7 @@ extension WebImageError {
             case .idle: "the server sent nothing for \(amount) (idle timeout)"
             case .download: "the download took longer than its total deadline of \(amount)"
             case .load: "the load (download, decode and transform) took longer than its total deadline of \(amount)"
+            case .render: "drawing the vector document did not finish within its budget of \(amount)"
             }
         }
 

@@ -41,8 +41,8 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
     /// server redirected to such a URL. SDWebImage completes such a load with no image and no
     /// error; this library fails it.
     case unsupportedURL(scheme: String)
-    /// A deadline ran out: the idle timeout, a download's total deadline or a load's total
-    /// deadline (SPEC R-2); ``Deadline`` says which and how long it was. Transient: it never puts
+    /// A deadline ran out: the idle timeout, a download's total deadline, a load's total
+    /// deadline (SPEC R-2) or a vector document's drawing budget; ``Deadline`` says which and how long it was. Transient: it never puts
     /// a URL on the failed-URL list.
     case timedOut(Deadline)
     /// A local file could not be read or written; `reason` says why in plain words (it is a
