@@ -23,6 +23,12 @@ struct ServiceMetrics: Sendable {
         Timer(label: "webimage_stage_duration_seconds", dimensions: [("stage", stage)], factory: factory).recordNanoseconds(Self.nanoseconds(duration))
     }
 
+    /// One source decode, at full size (`scale="1"`) or reduced on load (`scale="1/2"` …).
+    func recordDecode(scaleDenominator: Int) {
+        let scale = scaleDenominator == 1 ? "1" : "1/\(scaleDenominator)"
+        Counter(label: "webimage_decodes_total", dimensions: [("scale", scale)], factory: factory).increment()
+    }
+
     func recordResultCache(hit: Bool, layer: String) {
         Counter(label: "webimage_cache_lookups_total", dimensions: [("layer", layer), ("result", hit ? "hit" : "miss")], factory: factory).increment()
     }
