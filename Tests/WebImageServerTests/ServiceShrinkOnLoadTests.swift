@@ -7,11 +7,13 @@ import WebImageTesting
 
 /// Shrink on load (issue #15): JPEG sources scaled down by 2 or more are decoded at a DCT scale
 /// and resampled from there; the result must be the full-size path's, up to resampling.
-@Suite(.timeLimit(.minutes(3))) struct ServiceShrinkOnLoadTests {
+// Serialized and small: renders in a debug build are slow, and the other service suites running
+// alongside have deadlines of a second or so.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ServiceShrinkOnLoadTests {
     /// A detailed photo-like pattern (waves of several frequencies, blocks with edges a few pixels wide) as a q95
     /// JPEG of a size that is no multiple of 8, so the decoder's edge padding matters.
     static let source: Data = {
-        let width = 1025, height = 769
+        let width = 521, height = 393
         let pixels = PixelBuffer.make(width: width, height: height) { out in
             for y in 0..<height {
                 for x in 0..<width {
@@ -45,22 +47,22 @@ import WebImageTesting
     }
 
     static let cases: [Case] = [
-        Case(options: "rs:fit:128:128", orientation: 1, scale: "1/8"),
-        Case(options: "rs:fit:128:128", orientation: 3, scale: "1/8"),
-        Case(options: "rs:fit:300:300", orientation: 6, scale: "1/2"),
-        Case(options: "rs:fit:190:190", orientation: 8, scale: "1/4"),
-        Case(options: "rs:fill:150:150/g:nowe", orientation: 5, scale: "1/4"),
-        Case(options: "rs:fill:100:60/g:soea", orientation: 7, scale: "1/4"),
-        Case(options: "c:600:400:ea/rs:fit:140:0", orientation: 1, scale: "1/4"),
-        Case(options: "rs:fit:300:300/rot:90", orientation: 2, scale: "1/2"),
-        Case(options: "rs:fit:160:160/rot:270", orientation: 6, scale: "1/4"),
-        Case(options: "rs:force:100:300/rot:180", orientation: 4, scale: "1/2"),
-        Case(options: "rs:fit:60:60/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
-        Case(options: "rs:fit:128:128/ar:0", orientation: 6, scale: "1/8"),
+        Case(options: "rs:fit:65:65", orientation: 1, scale: "1/8"),
+        Case(options: "rs:fit:65:65", orientation: 3, scale: "1/8"),
+        Case(options: "rs:fit:150:150", orientation: 6, scale: "1/2"),
+        Case(options: "rs:fit:95:95", orientation: 8, scale: "1/4"),
+        Case(options: "rs:fill:75:75/g:nowe", orientation: 5, scale: "1/4"),
+        Case(options: "rs:fill:50:30/g:soea", orientation: 7, scale: "1/4"),
+        Case(options: "c:300:200:ea/rs:fit:70:0", orientation: 1, scale: "1/4"),
+        Case(options: "rs:fit:150:150/rot:90", orientation: 2, scale: "1/2"),
+        Case(options: "rs:fit:80:80/rot:270", orientation: 6, scale: "1/4"),
+        Case(options: "rs:force:50:150/rot:180", orientation: 4, scale: "1/2"),
+        Case(options: "rs:fit:30:30/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
+        Case(options: "rs:fit:65:65/ar:0", orientation: 6, scale: "1/8"),
         // Full size: the result depends on full-resolution pixels, or the shrink is under 2.
-        Case(options: "rs:fit:128:128/t:10", orientation: 1, scale: "1"),
-        Case(options: "rs:fill:128:128/g:sm", orientation: 1, scale: "1"),
-        Case(options: "rs:fit:600:600", orientation: 6, scale: "1"),
+        Case(options: "rs:fit:65:65/t:10", orientation: 1, scale: "1"),
+        Case(options: "rs:fill:64:64/g:sm", orientation: 1, scale: "1"),
+        Case(options: "rs:fit:300:300", orientation: 6, scale: "1"),
     ]
 
     @Test("Given a JPEG scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
@@ -90,22 +92,22 @@ import WebImageTesting
         #expect(metrics.text.contains("webimage_decodes_total{scale=\"\(item.scale)\"} 1"), "\(metrics.text)")
     }
 
-    @Test("Given a 1600×1200 JPEG shrunk to 200×150, when processed, then the 1/8 decode is the result without resampling")
+    @Test("Given an 800×600 JPEG shrunk to 100×75, when processed, then the 1/8 decode is the result without resampling")
     func exactEighthIsTheResult() throws {
-        let pixels = PixelBuffer.make(width: 1600, height: 1200) { out in
+        let pixels = PixelBuffer.make(width: 800, height: 600) { out in
             for index in stride(from: 0, to: out.count, by: 4) {
-                out[index] = UInt8(truncatingIfNeeded: index / 4 % 1600 / 7)
-                out[index + 1] = UInt8(truncatingIfNeeded: index / 6400 / 5)
+                out[index] = UInt8(truncatingIfNeeded: index / 4 % 800 / 3)
+                out[index + 1] = UInt8(truncatingIfNeeded: index / 3200 / 3)
                 out[index + 2] = 90
                 out[index + 3] = 255
             }
         }
         let data = try CodersManager.shared.encode(Image(pixels: pixels, hasAlpha: false), format: .jpeg, options: EncodeOptions(quality: 0.9))
-        let options = try ProcessingOptions.parse(segments: ["rs:fit:200:150"], presets: PresetTable())
+        let options = try ProcessingOptions.parse(segments: ["rs:fit:100:75"], presets: PresetTable())
         let processor = ImageProcessor()
         let decoded = try processor.decode(data, options: options, keepAnimation: false)
         #expect(decoded.reduction?.denominator == 8)
-        #expect(decoded.image.pixelSize == PixelSize(width: 200, height: 150))
+        #expect(decoded.image.pixelSize == PixelSize(width: 100, height: 75))
         let result = try processor.transform(decoded, options: options)
         #expect(result.pixels.bytes == decoded.image.pixels.bytes)
     }

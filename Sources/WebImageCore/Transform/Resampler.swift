@@ -122,6 +122,30 @@ public struct Resampler: Sendable {
                             let target = outBase + y * dw * 4
                             // Four pixels at a time, for the same reason as in `convolve`.
                             var x = 0
+                            while x + 8 <= dw {
+                                var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
+                                var a4 = SIMD4<Float>.zero, a5 = SIMD4<Float>.zero, a6 = SIMD4<Float>.zero, a7 = SIMD4<Float>.zero
+                                for k in 0..<count {
+                                    let row = taps[k] + x, weight = weights[k]
+                                    a0 += row[0] * weight
+                                    a1 += row[1] * weight
+                                    a2 += row[2] * weight
+                                    a3 += row[3] * weight
+                                    a4 += row[4] * weight
+                                    a5 += row[5] * weight
+                                    a6 += row[6] * weight
+                                    a7 += row[7] * weight
+                                }
+                                Premultiplied.store(a0, target, x)
+                                Premultiplied.store(a1, target, x + 1)
+                                Premultiplied.store(a2, target, x + 2)
+                                Premultiplied.store(a3, target, x + 3)
+                                Premultiplied.store(a4, target, x + 4)
+                                Premultiplied.store(a5, target, x + 5)
+                                Premultiplied.store(a6, target, x + 6)
+                                Premultiplied.store(a7, target, x + 7)
+                                x += 8
+                            }
                             while x + 4 <= dw {
                                 var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
                                 for k in 0..<count {
