@@ -66,12 +66,7 @@ enum JPEGDecompression {
             isProgressive: scanner.frame?.isProgressive ?? false)
     }
 
-    /// Decodes `data` per `options`.
-    ///
-    /// - Parameter acceptDamage: accept pixel data damaged by truncation or corruption (the
-    ///   incremental decoder's partial images); otherwise such data throws `badImageData`.
-    ///   See ``JPEGWarning`` for the rule.
-    /// The size the decompression will allocate for `header` under `options` (see ``decode(_:options:acceptDamage:)``).
+    /// The size the decompression will allocate for `header` under `options` (see ``decode(_:options:acceptDamage:scaleDenominator:)``).
     static func plannedDecodeSize(_ header: Header, options: DecodeOptions) -> PixelSize {
         guard header.size.width > 0, header.size.height > 0 else { return header.size }
         let swaps = header.orientation.swapsDimensions
@@ -81,7 +76,11 @@ enum JPEGDecompression {
         return dctScaledSize(of: header.size, covering: storedTarget)
     }
 
+    /// Decodes `data` per `options`.
     ///
+    /// - Parameter acceptDamage: accept pixel data damaged by truncation or corruption (the
+    ///   incremental decoder's partial images); otherwise such data throws `badImageData`.
+    ///   See ``JPEGWarning`` for the rule.
     /// - Parameter scaleDenominator: decode at exactly 1/`scaleDenominator` (1, 2, 4 or 8) of
     ///   the stored size by DCT scaling, with no further resampling (``JPEGCoder/decode(_:scaleDenominator:options:)``);
     ///   `nil` plans the size from the options' thumbnail settings.
