@@ -15,6 +15,8 @@ import WebImageCore
 /// - Thumbnails (``/WebImageCore/DecodeOptions/targetSize(for:)``, computed on the displayed size) decode at
 ///   the smallest DCT scale (1/8 … 1) that still covers the target, then box-filter to the
 ///   exact size — a 1/8 thumbnail never materialises the full-size pixels.
+/// - ``decode(_:scaleDenominator:options:)`` decodes at exactly 1/2, 1/4 or 1/8 and leaves the
+///   resampling to the caller (shrink on load, as the image service does before its one resample).
 /// - ``/WebImageCore/DecodeOptions/limits`` are checked on the declared size before pixels are allocated.
 ///
 /// **Encoding** writes baseline JPEG from the first frame, orientation applied. JPEG has no

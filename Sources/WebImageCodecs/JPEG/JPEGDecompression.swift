@@ -66,12 +66,7 @@ enum JPEGDecompression {
             isProgressive: scanner.frame?.isProgressive ?? false)
     }
 
-    /// Decodes `data` per `options`.
-    ///
-    /// - Parameter acceptDamage: accept pixel data damaged by truncation or corruption (the
-    ///   incremental decoder's partial images); otherwise such data throws `badImageData`.
-    ///   See ``JPEGWarning`` for the rule.
-    /// The size the decompression will allocate for `header` under `options` (see ``decode(_:options:acceptDamage:)``).
+    /// The size the decompression will allocate for `header` under `options` (see ``decode(_:options:acceptDamage:scaleDenominator:)``).
     static func plannedDecodeSize(_ header: Header, options: DecodeOptions) -> PixelSize {
         guard header.size.width > 0, header.size.height > 0 else { return header.size }
         let swaps = header.orientation.swapsDimensions
@@ -81,21 +76,30 @@ enum JPEGDecompression {
         return dctScaledSize(of: header.size, covering: storedTarget)
     }
 
-    static func decode(_ data: Data, options: DecodeOptions, acceptDamage: Bool) throws -> Image {
+    /// Decodes `data` per `options`.
+    ///
+    /// - Parameter acceptDamage: accept pixel data damaged by truncation or corruption (the
+    ///   incremental decoder's partial images); otherwise such data throws `badImageData`.
+    ///   See ``JPEGWarning`` for the rule.
+    /// - Parameter scaleDenominator: decode at exactly 1/`scaleDenominator` (1, 2, 4 or 8) of
+    ///   the stored size by DCT scaling, with no further resampling (``JPEGCoder/decode(_:scaleDenominator:options:)``);
+    ///   `nil` plans the size from the options' thumbnail settings.
+    static func decode(_ data: Data, options: DecodeOptions, acceptDamage: Bool, scaleDenominator: Int? = nil) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
         return try data.withUnsafeBytes { b in
             let handle = try TurboJPEGHandle.decompressor()
             let header = try readHeader(b, handle: handle)
+            let reduced = scaleDenominator.map { JPEGCoder.reducedSize(of: header.size, scaleDenominator: $0) }
             // Limits are checked on the declared size, before any pixel memory exists: the pixel
             // limit on the image, the decoded-bytes budget on what the DCT-scaled decode allocates.
-            try options.limits.check(canvas: header.size, allocating: Self.plannedDecodeSize(header, options: options))
+            try options.limits.check(canvas: header.size, allocating: reduced ?? Self.plannedDecodeSize(header, options: options))
 
             let orientation = header.orientation
             let swaps = orientation.swapsDimensions
             let displayed = swaps ? transposed(header.size) : header.size
-            let displayedTarget = options.targetSize(for: displayed)
+            let displayedTarget = reduced.map { swaps ? transposed($0) : $0 } ?? options.targetSize(for: displayed)
             let storedTarget = swaps ? transposed(displayedTarget) : displayedTarget
-            let decodeSize = dctScaledSize(of: header.size, covering: thumbnailDecodeTarget(storedTarget, full: header.size))
+            let decodeSize = reduced ?? dctScaledSize(of: header.size, covering: thumbnailDecodeTarget(storedTarget, full: header.size))
 
             var pixels = try PixelBuffer.make(width: decodeSize.width, height: decodeSize.height) { out in
                 try decompress(b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage)

@@ -17,7 +17,17 @@ enum Premultiplied {
     /// Converts `count` straight RGBA8 pixels to premultiplied floats.
     @inline(__always)
     static func loadRow(_ bytes: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<SIMD4<Float>>) {
-        for i in 0..<count { out[i] = load(bytes, i) }
+        for i in 0..<count {
+            let p = bytes + i &* 4
+            // Opaque: a·(1/255) rounds to exactly 1 in Float, so the premultiplied value is
+            // the bytes themselves; converting them as one vector gives the same bits.
+            if p[3] == 255 {
+                let word = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self)
+                out[i] = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: word))
+            } else {
+                out[i] = load(bytes, i)
+            }
+        }
     }
 
     /// Stores a premultiplied value as straight RGBA8 at pixel `index`, rounding and clamping.
@@ -32,12 +42,19 @@ enum Premultiplied {
         }
         let alpha = min(a, 255)
         let s = 255 / alpha
-        var c = SIMD4(v.x * s, v.y * s, v.z * s, alpha) + 0.5
-        c = c.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255.5))
-        p[0] = UInt8(min(c.x, 255))
-        p[1] = UInt8(min(c.y, 255))
-        p[2] = UInt8(min(c.z, 255))
-        p[3] = UInt8(min(c.w, 255))
+        let c = SIMD4(v.x * s, v.y * s, v.z * s, alpha) + 0.5
+        p[0] = byte(c.x)
+        p[1] = byte(c.y)
+        p[2] = byte(c.z)
+        p[3] = byte(c.w)
+    }
+
+    /// `value` clamped to 0…255 and truncated (NaN gives 0). Scalar comparisons: the generic
+    /// SIMD clamp is not inlined and cost more than the rest of the store.
+    @inline(__always)
+    static func byte(_ value: Float) -> UInt8 {
+        let low = value > 0 ? value : 0
+        return UInt8(low < 255 ? low : 255)
     }
 
     /// Converts `count` premultiplied pixels to straight RGBA8.

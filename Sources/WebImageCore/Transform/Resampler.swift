@@ -29,8 +29,9 @@ public struct ResampleRegion: Sendable, Hashable {
 /// averages the whole source area). Output matches Pillow's `Image.resize` with the same filter
 /// to within rounding (see ``ResizeFilter``).
 ///
-/// Memory: one intermediate of `outputWidth × sourceRows` floats (16 bytes per pixel) plus a
-/// row buffer per thread; the source is read once, row by row.
+/// Memory: per thread, a ring of horizontally filtered rows (`outputWidth` × the kernel's height
+/// in source rows, 16 bytes per value) and one source row; the source is read once, row by row,
+/// and each output pixel accumulates its kernel's rows in registers.
 public struct Resampler: Sendable {
     /// The kernel.
     public var filter: ResizeFilter
@@ -63,20 +64,14 @@ public struct Resampler: Sendable {
         let skipY = fullY && dh == sh
         let xTable = KernelTable(filter: filter, inSize: sw, outSize: dw, start: box.x, length: box.width)
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
-        let firstRow = skipY ? 0 : yTable.firstInput
-        let rowCount = skipY ? sh : yTable.endInput - firstRow
-        let intermediate = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rowCount * dw)
-        defer { intermediate.deallocate() }
         let threads = maxThreads
 
-        source.bytes.withUnsafeBufferPointer { src in
-            guard let base = src.baseAddress else { return }
-            forEachChunk(rowCount, threads: threads) { rows in
-                let line = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: sw)
-                defer { line.deallocate() }
-                for r in rows {
-                    let sourceRow = base + (firstRow + r) * sw * 4
-                    let target = intermediate + r * dw
+        return source.bytes.withUnsafeBufferPointer { src in
+            PixelBuffer.make(width: dw, height: dh) { out in
+                guard let base = src.baseAddress, let outBase = out.baseAddress else { return }
+                // One horizontally filtered source row, premultiplied, `dw` values.
+                func filterRow(_ sourceRowIndex: Int, into target: UnsafeMutablePointer<SIMD4<Float>>, line: UnsafeMutablePointer<SIMD4<Float>>) {
+                    let sourceRow = base + sourceRowIndex * sw * 4
                     if skipX {
                         Premultiplied.loadRow(sourceRow, count: sw, into: target)
                     } else {
@@ -85,31 +80,95 @@ public struct Resampler: Sendable {
                         xTable.convolve(line, into: target)
                     }
                 }
-            }
-        }
-
-        return PixelBuffer.make(width: dw, height: dh) { out in
-            guard let outBase = out.baseAddress else { return }
-            forEachChunk(dh, threads: threads) { rows in
-                let acc = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: dw)
-                defer { acc.deallocate() }
-                for y in rows {
-                    let target = outBase + y * dw * 4
+                forEachChunk(dh, threads: threads) { rows in
+                    // Zero beyond what rows load into it: the grouped convolution reads up to
+                    // `xTable.stride` values past an output's first input.
+                    let lineCount = sw + xTable.stride
+                    let line = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: lineCount)
+                    line.initialize(repeating: .zero, count: lineCount)
+                    defer { line.deallocate() }
                     if skipY {
-                        Premultiplied.storeRow(intermediate + y * dw, count: dw, into: target)
-                        continue
+                        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: dw)
+                        defer { row.deallocate() }
+                        for y in rows {
+                            filterRow(y, into: row, line: line)
+                            Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4)
+                        }
+                        return
                     }
-                    acc.initialize(repeating: .zero, count: dw)
-                    let start = yTable.starts[y] - firstRow
-                    let count = yTable.counts[y]
+                    // Streaming: the filtered rows an output row reads (at most `yTable.stride`
+                    // consecutive source rows) are kept in a ring, source row r in slot
+                    // r % capacity; rows ringStart..<ringEnd are valid. The windows move down,
+                    // so each source row is filtered once and no intermediate image of the
+                    // whole source height is ever allocated.
+                    let capacity = yTable.stride
+                    let ring = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: capacity * dw)
+                    defer { ring.deallocate() }
+                    let taps = UnsafeMutablePointer<UnsafePointer<SIMD4<Float>>>.allocate(capacity: capacity)
+                    defer { taps.deallocate() }
+                    var ringStart = 0, ringEnd = 0
                     yTable.weights.withUnsafeBufferPointer { w in
-                        for k in 0..<count {
-                            let weight = w[y * yTable.stride + k]
-                            let row = intermediate + (start + k) * dw
-                            for x in 0..<dw { acc[x] += row[x] * weight }
+                        for y in rows {
+                            let start = yTable.starts[y]
+                            let count = yTable.counts[y]
+                            if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
+                            while ringEnd < start + count {
+                                filterRow(ringEnd, into: ring + (ringEnd % capacity) * dw, line: line)
+                                ringEnd += 1
+                                ringStart = max(ringStart, ringEnd - capacity)
+                            }
+                            for k in 0..<count { taps[k] = UnsafePointer(ring + ((start + k) % capacity) * dw) }
+                            let weights = w.baseAddress! + y * yTable.stride
+                            let target = outBase + y * dw * 4
+                            // Four pixels at a time, for the same reason as in `convolve`.
+                            var x = 0
+                            while x + 8 <= dw {
+                                var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
+                                var a4 = SIMD4<Float>.zero, a5 = SIMD4<Float>.zero, a6 = SIMD4<Float>.zero, a7 = SIMD4<Float>.zero
+                                for k in 0..<count {
+                                    let row = taps[k] + x, weight = weights[k]
+                                    a0 += row[0] * weight
+                                    a1 += row[1] * weight
+                                    a2 += row[2] * weight
+                                    a3 += row[3] * weight
+                                    a4 += row[4] * weight
+                                    a5 += row[5] * weight
+                                    a6 += row[6] * weight
+                                    a7 += row[7] * weight
+                                }
+                                Premultiplied.store(a0, target, x)
+                                Premultiplied.store(a1, target, x + 1)
+                                Premultiplied.store(a2, target, x + 2)
+                                Premultiplied.store(a3, target, x + 3)
+                                Premultiplied.store(a4, target, x + 4)
+                                Premultiplied.store(a5, target, x + 5)
+                                Premultiplied.store(a6, target, x + 6)
+                                Premultiplied.store(a7, target, x + 7)
+                                x += 8
+                            }
+                            while x + 4 <= dw {
+                                var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
+                                for k in 0..<count {
+                                    let row = taps[k] + x, weight = weights[k]
+                                    a0 += row[0] * weight
+                                    a1 += row[1] * weight
+                                    a2 += row[2] * weight
+                                    a3 += row[3] * weight
+                                }
+                                Premultiplied.store(a0, target, x)
+                                Premultiplied.store(a1, target, x + 1)
+                                Premultiplied.store(a2, target, x + 2)
+                                Premultiplied.store(a3, target, x + 3)
+                                x += 4
+                            }
+                            while x < dw {
+                                var acc = SIMD4<Float>.zero
+                                for k in 0..<count { acc += taps[k][x] * weights[k] }
+                                Premultiplied.store(acc, target, x)
+                                x += 1
+                            }
                         }
                     }
-                    Premultiplied.storeRow(acc, count: dw, into: target)
                 }
             }
         }
@@ -219,12 +278,37 @@ struct KernelTable {
         weights.withUnsafeBufferPointer { w in
             starts.withUnsafeBufferPointer { s in
                 counts.withUnsafeBufferPointer { c in
-                    for i in 0..<s.count {
+                    // Four outputs at a time: four independent sums keep the adds from
+                    // waiting on each other. Each still adds its own taps in order; the
+                    // shorter ones run on over zero weights (the table is zero past `counts`,
+                    // the row zero past the loaded span), adding exact zeros.
+                    let n = s.count
+                    var i = 0
+                    while i + 4 <= n {
+                        let f0 = input + s[i], f1 = input + s[i + 1], f2 = input + s[i + 2], f3 = input + s[i + 3]
+                        let w0 = w.baseAddress! + i * stride
+                        let w1 = w0 + stride, w2 = w1 + stride, w3 = w2 + stride
+                        let m = max(max(c[i], c[i + 1]), max(c[i + 2], c[i + 3]))
+                        var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
+                        for k in 0..<m {
+                            a0 += f0[k] * w0[k]
+                            a1 += f1[k] * w1[k]
+                            a2 += f2[k] * w2[k]
+                            a3 += f3[k] * w3[k]
+                        }
+                        output[i] = a0
+                        output[i + 1] = a1
+                        output[i + 2] = a2
+                        output[i + 3] = a3
+                        i += 4
+                    }
+                    while i < n {
                         var acc = SIMD4<Float>.zero
                         let from = input + s[i]
                         let base = i * stride
                         for k in 0..<c[i] { acc += from[k] * w[base + k] }
                         output[i] = acc
+                        i += 1
                     }
                 }
             }

@@ -1,12 +1,22 @@
 import Foundation
 import WebImage
 
+/// A decoded source: full size, or reduced by a JPEG DCT scale (``ShrinkOnLoad``).
+struct DecodedSource: Sendable {
+    var image: Image
+    /// How `image` relates to the full size, `nil` when it is the full size.
+    var reduction: ReducedSource?
+}
+
 /// The service's processing pipeline for one request (SPEC V-2, V-5, V-6): header check,
 /// decode, auto-rotate, rotate, trim, crop, scale, result crop, extend, background, blur,
 /// sharpen, encode. Pure and synchronous: the caller runs it on the processing pool.
 struct ImageProcessor: Sendable {
     var coders: CodersManager = .shared
     var limits = ProcessingLimits()
+    /// Whether JPEG sources may be decoded reduced (``ShrinkOnLoad``); off, every source is
+    /// decoded at full size (tests compare the two).
+    var shrinkOnLoad = true
 
     /// imgproxy's per-format default qualities.
     static func defaultQuality(for format: OutputFormat) -> Int {
@@ -41,8 +51,9 @@ struct ImageProcessor: Sendable {
         return metadata
     }
 
-    /// Decodes `data` with the limits applied again by the decoder.
-    func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> Image {
+    /// Decodes `data` with the limits applied again by the decoder. A JPEG the request scales
+    /// down by 2 or more is decoded reduced (see ``ShrinkOnLoad``) unless ``shrinkOnLoad`` is off.
+    func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
         var decodeOptions = DecodeOptions()
         decodeOptions.applyOrientation = options.autoRotate ?? true
         decodeOptions.firstFrameOnly = !keepAnimation
@@ -50,7 +61,20 @@ struct ImageProcessor: Sendable {
         decodeOptions.limits.maxFrameCount = limits.maxAnimationFrames
         decodeOptions.limits.maxTotalAnimationPixels = limits.maxTotalAnimationPixels
         do {
-            return try coders.decode(data, options: decodeOptions)
+            let jpeg = JPEGCoder()
+            // The header as the decoder itself reads it: its orientation is the one applied.
+            // Unreadable, the full decode below reports why.
+            if shrinkOnLoad, ImageFormat.detect(data) == .jpeg, let header = try? jpeg.readMetadata(data) {
+                let geometry = ShrinkOnLoad(
+                    storedSize: header.pixelSize, orientation: decodeOptions.applyOrientation ? header.orientation : .up,
+                    rotate: options.rotate)
+                let denominator = geometry.denominator(for: options)
+                if denominator > 1 {
+                    let image = try jpeg.decode(data, scaleDenominator: denominator, options: decodeOptions)
+                    return DecodedSource(image: image, reduction: geometry.reduction(denominator))
+                }
+            }
+            return DecodedSource(image: try coders.decode(data, options: decodeOptions), reduction: nil)
         } catch let error as WebImageError {
             if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
             if case .unsupportedFormat = error { throw .notAnImage }
@@ -60,20 +84,27 @@ struct ImageProcessor: Sendable {
         }
     }
 
-    /// Applies every geometry and filter option to `image`.
+    /// Applies every geometry and filter option to a full-size `image`.
     func transform(_ image: Image, options: ProcessingOptions) throws(ImageServiceError) -> Image {
-        var current = image
+        try transform(DecodedSource(image: image, reduction: nil), options: options)
+    }
+
+    /// Applies every geometry and filter option to `source`. The geometry is planned on the
+    /// full size; a reduced source's pixels are resampled from the plan's region mapped onto them.
+    func transform(_ source: DecodedSource, options: ProcessingOptions) throws(ImageServiceError) -> Image {
+        var current = source.image
+        let reduction = source.reduction
         if options.rotate != 0 {
             guard let rotated = RotateTransformer(angle: Double(options.rotate)).transform(current, key: "") else {
                 throw .unprocessable("rotation failed")
             }
             current = rotated
         }
-        if let trim = options.trim, !current.isAnimated, let box = Trimming.box(of: current.pixels, trim: trim),
+        if let trim = options.trim, reduction == nil, !current.isAnimated, let box = Trimming.box(of: current.pixels, trim: trim),
            let trimmed = current.mappingFrames({ $0.cropped(to: box) }) {
             current = trimmed
         }
-        let plan = GeometryPlan(source: current.pixelSize, options: options) { area in
+        let plan = GeometryPlan(source: reduction?.fullSize ?? current.pixelSize, options: options) { area in
             SmartGravity.center(of: current.pixels, in: area)
         }
         let output = plan.outputSize
@@ -82,7 +113,7 @@ struct ImageProcessor: Sendable {
         }
         let resampler = Resampler()
         let mapped = current.mappingFrames { pixels -> PixelBuffer? in
-            var frame = Self.resample(pixels, plan: plan, resampler: resampler)
+            var frame = Self.resample(pixels, plan: plan, resampler: resampler, reduction: reduction)
             if let canvas = plan.canvas {
                 frame = Self.extend(frame, to: canvas.size, at: canvas.origin, background: options.background)
             }
@@ -110,18 +141,30 @@ struct ImageProcessor: Sendable {
         }
     }
 
-    /// One resample from the source crop's kept part straight to the kept size.
-    static func resample(_ pixels: PixelBuffer, plan: GeometryPlan, resampler: Resampler) -> PixelBuffer {
+    /// One resample from the source crop's kept part straight to the kept size; from a reduced
+    /// source, the same region mapped onto its pixels.
+    static func resample(_ pixels: PixelBuffer, plan: GeometryPlan, resampler: Resampler, reduction: ReducedSource? = nil) -> PixelBuffer {
         let area = plan.sourceCrop, scaled = plan.scaledSize, keep = plan.resultCrop
         let fx = Double(area.width) / Double(scaled.width), fy = Double(area.height) / Double(scaled.height)
-        if fx == 1, fy == 1 {
+        if fx == 1, fy == 1, reduction == nil {
             let rect = PixelRect(x: area.x + keep.x, y: area.y + keep.y, width: keep.width, height: keep.height)
             if rect.x == 0, rect.y == 0, rect.width == pixels.width, rect.height == pixels.height { return pixels }
             return pixels.cropped(to: rect) ?? pixels
         }
-        let region = ResampleRegion(
+        var region = ResampleRegion(
             x: Double(area.x) + Double(keep.x) * fx, y: Double(area.y) + Double(keep.y) * fy,
             width: Double(keep.width) * fx, height: Double(keep.height) * fy)
+        if let reduction {
+            region = reduction.map(region)
+            // Reduced exactly to the kept size on whole pixels (4000×3000 at 1/8 → 500×375):
+            // the decoder's block average is the result, as a plain crop.
+            if region.width == Double(keep.width), region.height == Double(keep.height),
+               region.x == region.x.rounded(), region.y == region.y.rounded() {
+                let rect = PixelRect(x: Int(region.x), y: Int(region.y), width: keep.width, height: keep.height)
+                if rect.x == 0, rect.y == 0, rect.width == pixels.width, rect.height == pixels.height { return pixels }
+                if let cropped = pixels.cropped(to: rect) { return cropped }
+            }
+        }
         return resampler.resample(pixels, to: PixelSize(width: keep.width, height: keep.height), region: region)
     }
 

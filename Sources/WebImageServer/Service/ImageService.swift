@@ -216,6 +216,7 @@ public final class ImageService: Sendable {
                     let decodeStart = ContinuousClock.now
                     let image = try processor.decode(source.data, options: options, keepAnimation: format.isAnimatable)
                     metrics.recordStage("decode", ContinuousClock.now - decodeStart)
+                    metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
                     let processStart = ContinuousClock.now
                     let transformed = try processor.transform(image, options: options)
                     metrics.recordStage("process", ContinuousClock.now - processStart)

@@ -62,6 +62,12 @@ final class ServiceMetrics: Sendable {
         stages[stage]?.recordNanoseconds(Self.nanoseconds(duration))
     }
 
+    /// One source decode, at full size (`scale="1"`) or reduced on load (`scale="1/2"` …).
+    func recordDecode(scaleDenominator: Int) {
+        let scale = scaleDenominator == 1 ? "1" : "1/\(scaleDenominator)"
+        Counter(label: "webimage_decodes_total", dimensions: [("scale", scale)], factory: factory).increment()
+    }
+
     /// A lookup in the result cache (`memory`) or an `If-None-Match` answered (`not-modified`).
     func recordResultCache(hit: Bool, layer: String) {
         if layer == "not-modified" { notModified.increment() } else if hit { memoryHit.increment() } else { memoryMiss.increment() }
