@@ -180,3 +180,70 @@ struct APNGChangedRegionTests {
         #expect(data.count < still.count * 2, "\(data.count) bytes; one frame is \(still.count)")
     }
 }
+
+@Suite("GIF frames as changed regions")
+struct GIFChangedRegionTests {
+    static let side = 16
+    static let clear = RGBA(r: 0, g: 0, b: 0, a: 0)
+
+    static func buffer(_ pixels: [RGBA]) -> PixelBuffer {
+        PixelBuffer(width: side, height: side, bytes: pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] })
+    }
+
+    /// Frames that change a little, gain opaque pixels, lose them (a pixel turning
+    /// transparent), stay the same, and end fully transparent.
+    static func frames() -> [PixelBuffer] {
+        var pixels = [RGBA](repeating: RGBA(r: 200, g: 40, b: 40), count: side * side)
+        for y in 2..<4 { for x in 2..<4 { pixels[y * side + x] = clear } }
+        var frames = [buffer(pixels)]
+        pixels[10 * side + 10] = RGBA(r: 0, g: 0, b: 255)
+        frames.append(buffer(pixels))
+        for y in 2..<4 { for x in 2..<4 { pixels[y * side + x] = RGBA(r: 0, g: 255, b: 0) } }
+        frames.append(buffer(pixels))
+        pixels[5 * side + 5] = clear
+        frames.append(buffer(pixels))
+        frames.append(buffer(pixels))
+        pixels[0] = RGBA(r: 9, g: 9, b: 9)
+        frames.append(buffer(pixels))
+        pixels = [RGBA](repeating: clear, count: side * side)
+        pixels[side * side - 1] = RGBA(r: 1, g: 2, b: 3)
+        frames.append(buffer(pixels))
+        pixels[side * side - 1] = clear
+        frames.append(buffer(pixels))
+        return frames
+    }
+
+    @Test("Given frames whose pixels change, turn opaque and turn transparent, when encoded as GIF, then every decoded frame equals the frame added")
+    func transparencyTransitions() throws {
+        let source = Self.frames()
+        let image = Image(frames: source.map { ImageFrame(pixels: $0, duration: 0.1) }, loopCount: 0, hasAlpha: true)
+        let decoded = try GIFCoder().decode(try GIFCoder().encode(image, format: .gif, options: .default), options: .default)
+        #expect(decoded.frames.count == source.count)
+        for (index, frame) in decoded.frames.enumerated() {
+            #expect(frame.pixels.bytes == source[index].bytes, "frame \(index)")
+        }
+    }
+
+    @Test("Given 30 frames of 64×64 that each change one pixel, when encoded as GIF, then the file holds only the changes and decodes exactly")
+    func smallChanges() throws {
+        var random = SeededRandom(seed: 3)
+        var pixels = (0..<(64 * 64)).flatMap { _ -> [UInt8] in
+            let value = Int(random.next() % 216)
+            return [UInt8(value / 36 * 51), UInt8(value / 6 % 6 * 51), UInt8(value % 6 * 51), 255]
+        }
+        var frames: [PixelBuffer] = []
+        for index in 0..<30 {
+            pixels[index * 131 % (64 * 64) * 4] ^= 0x80
+            frames.append(PixelBuffer(width: 64, height: 64, bytes: pixels))
+        }
+        let image = Image(frames: frames.map { ImageFrame(pixels: $0, duration: 0.05) }, loopCount: 0, hasAlpha: false)
+        let data = try GIFCoder().encode(image, format: .gif, options: .default)
+        let still = try GIFCoder().encode(Image(pixels: frames[0], hasAlpha: false), format: .gif, options: .default)
+        // 30 whole frames would be 30 times the still image; the first and last are whole.
+        #expect(data.count < still.count * 4, "\(data.count) bytes; one frame is \(still.count)")
+        let decoded = try GIFCoder().decode(data, options: .default)
+        for (index, frame) in decoded.frames.enumerated() {
+            #expect(frame.pixels.bytes == frames[index].bytes, "frame \(index)")
+        }
+    }
+}

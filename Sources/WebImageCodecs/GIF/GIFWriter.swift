@@ -19,16 +19,22 @@ private func gifWrite(
 }
 
 /// Writes frames as a GIF89a with giflib, one frame at a time (an ``AnimationFrameWriter``):
-/// one full-canvas frame per image frame, each with its own (local) palette from
-/// `GIFQuantizer`. Each frame is written as soon as it is added; only the encoded bytes are kept.
+/// each frame with its own (local) palette from `GIFQuantizer`. A frame is written when the
+/// next one arrives (its disposal depends on it); only the encoded bytes, the frame waiting and
+/// the one before it are kept.
 ///
 /// - Animations get a NETSCAPE2.0 loop extension with the image's loop count (0 = forever),
 ///   except for loop count 1, which is written as no extension (play once) so that browsers
 ///   and this decoder agree.
 /// - Every animation frame has a Graphic Control Extension: its duration in centiseconds
-///   (rounded, at most 65535), disposal "restore to background" (each frame is a full canvas
-///   that replaces the previous one) and the transparent index when the frame has one. A still
-///   image gets a GCE only when it has transparency.
+///   (rounded, at most 65535), its disposal and the transparent index when the frame has one.
+///   A still image gets a GCE only when it has transparency.
+/// - Only what changed is stored: a frame after the first covers the rectangle of pixels that
+///   differ from the frame before it, drawn over it ("do not dispose"). GIF cannot make a
+///   pixel transparent by drawing, so when some pixel turns transparent in the next frame the
+///   frame is written as the whole canvas with "restore to background", and the next one as
+///   the whole canvas too. The first and last frames cover the canvas; the last is restored
+///   to background, so a player that does not clear the canvas when it loops still starts clean.
 final class GIFFrameWriter: AnimationFrameWriter {
     private let width: Int
     private let height: Int
@@ -36,6 +42,9 @@ final class GIFFrameWriter: AnimationFrameWriter {
     private let maxColors: Int
     /// The animation being written (opened by the first ``addAnimationFrame(_:duration:)``).
     private var session: Session?
+    /// The frame added last, not yet written, and the rectangle it covers unless it is
+    /// restored to background.
+    private var pending: (pixels: PixelBuffer, duration: Double, region: PixelRect)?
 
     /// - Throws: `encodingFailed` when a side exceeds 65535 pixels.
     init(size: PixelSize, loopCount: Int, maxColors: Int) throws {
@@ -50,18 +59,34 @@ final class GIFFrameWriter: AnimationFrameWriter {
 
     func encodeStill(_ pixels: PixelBuffer) throws -> Data {
         let still = try Session(width: width, height: height, loopCount: nil)
-        try still.write(pixels, duration: nil, maxColors: maxColors)
+        try still.write(
+            pixels, region: canvas, duration: nil, disposal: DISPOSAL_UNSPECIFIED, maxColors: maxColors)
         return try still.close()
     }
 
+    private var canvas: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
+
     func addAnimationFrame(_ pixels: PixelBuffer, duration: Double) throws {
         if session == nil { session = try Session(width: width, height: height, loopCount: loopCount) }
-        try session?.write(pixels, duration: duration, maxColors: maxColors)
+        guard let session else { return }
+        var region = canvas
+        if let previous = pending {
+            let changed = FrameDifference.changedRegion(from: previous.pixels, to: pixels)
+            let clears = FrameDifference.turnsTransparent(
+                from: previous.pixels, to: pixels, in: changed, threshold: GIFQuantizer.alphaThreshold)
+            try session.write(
+                previous.pixels, region: clears ? canvas : previous.region, duration: previous.duration,
+                disposal: clears ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT, maxColors: maxColors)
+            if !clears { region = changed }
+        }
+        pending = (pixels, duration, region)
     }
 
     func finishAnimation() throws -> Data {
-        guard let session else { throw WebImageError.encodingFailed(reason: "GIF: no frames") }
+        guard let session, let last = pending else { throw WebImageError.encodingFailed(reason: "GIF: no frames") }
+        try session.write(last.pixels, region: canvas, duration: last.duration, disposal: DISPOSE_BACKGROUND, maxColors: maxColors)
         self.session = nil
+        pending = nil
         return try session.close()
     }
 
@@ -105,19 +130,20 @@ final class GIFFrameWriter: AnimationFrameWriter {
             }
         }
 
-        /// Quantises and writes one full-canvas frame (`duration` `nil` for a still image).
-        func write(_ pixels: PixelBuffer, duration: Double?, maxColors: Int) throws {
-            let quantized = GIFQuantizer.quantize(pixels, maxColors: maxColors)
+        /// Quantises and writes the `region` of a frame of the canvas size (`duration` `nil` for
+        /// a still image).
+        func write(_ pixels: PixelBuffer, region: PixelRect, duration: Double?, disposal: Int32, maxColors: Int) throws {
+            let quantized = GIFQuantizer.quantize(FrameDifference.crop(pixels, to: region), maxColors: maxColors)
             if animated || quantized.transparentIndex != nil {
                 let delay = duration.map { min(65_535, max(0, Int(($0 * 100).rounded()))) } ?? 0
                 var control = GraphicsControlBlock(
-                    DisposalMode: animated ? DISPOSE_BACKGROUND : DISPOSAL_UNSPECIFIED, UserInputFlag: false,
+                    DisposalMode: animated ? disposal : DISPOSAL_UNSPECIFIED, UserInputFlag: false,
                     DelayTime: Int32(delay), TransparentColor: Int32(quantized.transparentIndex ?? -1))
                 var extensionBytes = [GifByteType](repeating: 0, count: 4)
                 let length = EGifGCBToExtension(&control, &extensionBytes)
                 try check(EGifPutExtension(file, GRAPHICS_EXT_FUNC_CODE, Int32(length), extensionBytes), "control extension")
             }
-            try writeImage(quantized)
+            try writeImage(quantized, region: region)
         }
 
         /// Ends the file and returns its bytes.
@@ -138,7 +164,7 @@ final class GIFFrameWriter: AnimationFrameWriter {
             try check(EGifPutExtensionTrailer(file), "loop extension")
         }
 
-        private func writeImage(_ quantized: GIFQuantizer.Result) throws {
+        private func writeImage(_ quantized: GIFQuantizer.Result, region: PixelRect) throws {
             // giflib wants a power-of-two colour map of at least 2 entries.
             var size = 2
             while size < quantized.colorCount { size *= 2 }
@@ -151,12 +177,15 @@ final class GIFFrameWriter: AnimationFrameWriter {
                 throw WebImageError.encodingFailed(reason: "GIF: cannot make a colour map of \(size) entries")
             }
             defer { GifFreeMapObject(map) }
-            try check(EGifPutImageDesc(file, 0, 0, Int32(width), Int32(height), false, map), "image descriptor")
+            try check(
+                EGifPutImageDesc(
+                    file, Int32(region.x), Int32(region.y), Int32(region.width), Int32(region.height), false, map),
+                "image descriptor")
             var indices = quantized.indices
-            let width = width
+            let width = region.width
             try indices.withUnsafeMutableBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
-                for y in 0..<height {
+                for y in 0..<region.height {
                     try check(EGifPutLine(file, base + y * width, Int32(width)), "image data")
                 }
             }

@@ -40,10 +40,10 @@ final class APNGFrameWriter: AnimationFrameWriter {
     }
 
     func addAnimationFrame(_ pixels: PixelBuffer, duration: Double) throws {
-        let region = previous.map { Self.changedRegion(from: $0, to: pixels) }
+        let region = previous.map { FrameDifference.changedRegion(from: $0, to: pixels) }
             ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
         previous = pixels
-        let part = region.width == pixels.width && region.height == pixels.height ? pixels : Self.crop(pixels, to: region)
+        let part = FrameDifference.crop(pixels, to: region)
         let png = try SPNGEncoding.encode(part, alpha: alpha)
         try png.withUnsafeBytes { bytes in
             let (chunks, truncated) = try PNGChunkScanner.chunks(in: bytes)
@@ -92,53 +92,6 @@ final class APNGFrameWriter: AnimationFrameWriter {
         body = PNGChunkWriter(signature: false)
         writer.append(.iend, [])
         return Data(writer.bytes)
-    }
-
-    /// The smallest rectangle holding every pixel of `current` that differs from `previous`
-    /// (same size); a 1×1 rectangle at the origin when none does. Rows are compared with
-    /// `memcmp`; columns are searched only in the rows that differ.
-    static func changedRegion(from previous: PixelBuffer, to current: PixelBuffer) -> PixelRect {
-        let width = current.width
-        let rowBytes = current.bytesPerRow
-        return previous.bytes.withUnsafeBytes { old in
-            current.bytes.withUnsafeBytes { new in
-                guard let oldBase = old.baseAddress, let newBase = new.baseAddress else {
-                    return PixelRect(x: 0, y: 0, width: 1, height: 1)
-                }
-                var top = -1
-                var bottom = -1
-                var left = width
-                var right = -1
-                for y in 0..<current.height {
-                    let offset = y * rowBytes
-                    guard memcmp(oldBase + offset, newBase + offset, rowBytes) != 0 else { continue }
-                    if top < 0 { top = y }
-                    bottom = y
-                    var x = 0
-                    while x < left, memcmp(oldBase + offset + x * 4, newBase + offset + x * 4, 4) == 0 { x += 1 }
-                    left = min(left, x)
-                    x = width - 1
-                    while x > right, memcmp(oldBase + offset + x * 4, newBase + offset + x * 4, 4) == 0 { x -= 1 }
-                    right = max(right, x)
-                }
-                guard top >= 0 else { return PixelRect(x: 0, y: 0, width: 1, height: 1) }
-                return PixelRect(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
-            }
-        }
-    }
-
-    /// The pixels of `region` (inside `pixels`).
-    static func crop(_ pixels: PixelBuffer, to region: PixelRect) -> PixelBuffer {
-        let rowBytes = region.width * 4
-        return PixelBuffer.make(width: region.width, height: region.height) { out in
-            pixels.bytes.withUnsafeBytes { source in
-                for row in 0..<region.height {
-                    let from = ((region.y + row) * pixels.width + region.x) * 4
-                    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out[(row * rowBytes)..<((row + 1) * rowBytes)]))
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[from..<(from + rowBytes)]))
-                }
-            }
-        }
     }
 
     /// A duration as an `fcTL` delay fraction: milliseconds when they fit, else centiseconds.
