@@ -131,10 +131,9 @@ struct ConvertCommand: AsyncParsableCommand {
             let result = try await maxTime.run(started: started) { deadline in
                 try conversion.convert(data, to: target, mayCommit: deadline.claimCommit)
             }
-            let image = result.image
             Console.out(
-                "\(input) → \(output): \(format) \(image.width)x\(image.height), "
-                    + "\(image.frames.count) frame\(image.frames.count == 1 ? "" : "s"), \(result.bytes) bytes")
+                "\(input) → \(output): \(format) \(result.pixelSize.width)x\(result.pixelSize.height), "
+                    + "\(result.frameCount) frame\(result.frameCount == 1 ? "" : "s"), \(result.bytes) bytes")
         } catch WebImageError.fileAccess(let path, let reason) {
             Console.error("\(path): \(reason)")
             throw ExitCode.failure

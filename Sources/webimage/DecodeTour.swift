@@ -133,6 +133,6 @@ struct DecodeTour {
         let base = (sample.name as NSString).deletingPathExtension
         let name = String(format: "%02d-", index + 1) + base + ".thumb." + format.fileExtension
         let result = try conversion.convert(sample.data, to: directory.appendingPathComponent(name))
-        return "\(name) (\(result.image.width)x\(result.image.height))"
+        return "\(name) (\(result.pixelSize.width)x\(result.pixelSize.height))"
     }
 }

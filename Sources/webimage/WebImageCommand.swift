@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import WebImage
 
 /// `webimage`: the command-line face of swift-web-image.
@@ -11,11 +12,15 @@ struct WebImageCommand: AsyncParsableCommand {
         subcommands: [InfoCommand.self, ConvertCommand.self, DemoCommand.self, CacheCommand.self, FetchCommand.self, PrefetchCommand.self, ServeCommand.self, SignCommand.self]
     )
 
-    /// Sets up logging (``ToolLogging``) and the codec-output filter (``CodecOutputFilter``),
-    /// then parses and runs the command.
+    /// Sets up logging (``ToolLogging``) and the library's codec-output capture
+    /// (`CodecOutputCapture`: libjxl's own lines are dropped, or with `WEBIMAGE_LOG_LEVEL=debug`
+    /// or `trace` written as `codec library: <line>`), then parses and runs the command.
     static func main() async {
         ToolLogging.bootstrap()
-        CodecOutputFilter.install()
+        let showsCodecLines = ToolLogging.level() <= .debug
+        CodecOutputCapture.install { line in
+            if showsCodecLines { Console.note("codec library: \(line)") }
+        }
         await main(nil)
     }
 }

@@ -215,3 +215,26 @@ struct LoadBudgetTests {
         #expect((try? loaded.get().image?.width) == 64)
     }
 }
+
+@Suite("Per-load budget counts the transformer's output (R-3)")
+struct TransformBudgetTests {
+    @Test("Given a 64×64 image enlarged to 200×200 by the transformer, when the load's budget holds the decode but not the output, then the load fails with imageTooLarge naming the transform; with room it loads")
+    func transformOutputCounted() async throws {
+        let (manager, cache) = ManagerFixtures.manager(loader: LocalImageLoader())
+        defer { cache.clearMemory() }
+        var tight = WebImageContext()
+        tight.imageTransformer = ResizeTransformer(size: PixelSize(width: 200, height: 200))
+        tight.maximumDecodedBytes = 100_000  // 64×64 decodes to 16 KiB; 200×200 is 156 KiB
+        do {
+            let result = try await manager.loadImage(with: LoadBudgetTests.gifURL, context: tight)
+            Issue.record("expected imageTooLarge, got an image of \(result.image?.width ?? 0) pixels wide")
+        } catch WebImageError.imageTooLarge(let reason) {
+            #expect(reason.contains("produced 200x200, 156 KiB"), "\(reason)")
+            #expect(reason.contains("the load's decoded-bytes budget is 98 KiB"), "\(reason)")
+        }
+        var roomy = tight
+        roomy.maximumDecodedBytes = 1024 * 1024
+        let loaded = try await manager.loadImage(with: LoadBudgetTests.gifURL, context: roomy)
+        #expect(loaded.image?.width == 200)
+    }
+}

@@ -1,9 +1,11 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 @testable import WebImage
 import WebImageCore
+import WebImageTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -71,5 +73,73 @@ struct EgressProxyTests {
             return
         }
         #expect(reason.hasPrefix("link-local address"))
+    }
+}
+
+/// A DNS server that rebinds: each lookup of a name gets the next answer of a list (the last
+/// one repeated), and the lookups are counted.
+private final class RebindingResolver: Sendable {
+    private let answers: [SocketAddress]
+    private let lookups = Mutex(0)
+
+    init(answers: [SocketAddress]) {
+        self.answers = answers
+    }
+
+    var lookupCount: Int { lookups.withLock { $0 } }
+
+    func resolve(_ host: String, port: Int) throws -> [SocketAddress] {
+        let index = lookups.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+        return [answers[min(index, answers.count - 1)]]
+    }
+}
+
+@Suite("Egress proxy against DNS rebinding (R-1)")
+struct EgressProxyRebindingTests {
+    @Test("Given a name that resolves to an allowed address first and to 127.0.0.2 next, then the proxy connects only where it checked, and the second lookup is refused with no connection to 127.0.0.2")
+    func rebindingNeverReachesTheRefusedAddress() async throws {
+        // 127.0.0.1 is let through by an allow rule: it stands in for the public address a
+        // rebinding server answers first (a test never connects outside 127.0.0.0/8).
+        let allowed = HTTPTestServer()
+        allowed.route("/r", .close)  // counted, then the connection is closed
+        let refused = AcceptCountingListener(host: "127.0.0.2")
+        try await allowed.start()
+        try await refused.start()
+        let resolver = RebindingResolver(answers: [
+            try SocketAddress(ipAddress: "127.0.0.1", port: allowed.port),
+            try SocketAddress(ipAddress: "127.0.0.2", port: refused.port),
+        ])
+        var policy = AddressPolicy.publicInternetOnly
+        policy.allowedRanges = [IPAddressRange("127.0.0.1/32")!]
+        let proxy = try EgressProxy(
+            policy: policy, connectTimeout: .seconds(30), group: MultiThreadedEventLoopGroup.singleton,
+            resolver: { try resolver.resolve($0, port: $1) })
+        let connect = "CONNECT rebind.test:80 HTTP/1.1\r\nHost: rebind.test:80\r\n\r\n"
+        // The request through the tunnel follows the CONNECT head at once (the proxy forwards it).
+        let request = Array((connect + "GET /r HTTP/1.1\r\nHost: rebind.test\r\n\r\n").utf8)
+
+        // First connection: one lookup, checked, and the connection goes to that address —
+        // the name is not looked up again to connect (which would now answer 127.0.0.2).
+        let first = try await Task.detached { try exchange(port: proxy.port, request) }.value
+        #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+        #expect(resolver.lookupCount == 1)
+        #expect(allowed.requestCount("/r") == 1)
+
+        // Second connection: the name now resolves to 127.0.0.2, which is refused unconnected.
+        let second = try await Task.detached { try exchange(port: proxy.port, request) }.value
+        #expect(second.hasPrefix("HTTP/1.1 403"), "\(second)")
+        #expect(resolver.lookupCount == 2)
+        #expect(
+            proxy.outcomes.failure(for: "rebind.test:80")
+                == .refused(host: "rebind.test", address: "127.0.0.2", reason: "loopback address"))
+        #expect(refused.acceptedCount == 0)
+        #expect(allowed.requestCount("/r") == 1)
+
+        proxy.shutdown()
+        await allowed.shutdown()
+        await refused.shutdown()
     }
 }

@@ -223,7 +223,12 @@ extension ImageManager {
             }
             countHit(result.cacheType)
             Task {
-                let derived = await transform(image, request, operation)
+                let derived: Image?
+                do throws(WebImageError) {
+                    derived = try await transform(image, request, operation)
+                } catch {
+                    return fail(error, request, operation)
+                }
                 guard !operation.isCancelled else { return }
                 guard let derived else {
                     return decideDownload(request, operation, cached: nil)
@@ -386,6 +391,8 @@ extension ImageManager {
         request.cache.pool.submit {
             defer { operation.endPreview() }
             guard !operation.isCancelled, let preview = transformer.transform(image, key: key) else { return }
+            // A preview over the load's budget is dropped; the final transform will fail the load.
+            guard (try? Self.checkTransformBudget(preview, of: transformer, request)) != nil else { return }
             self.storePreview(preview, request)
             operation.deliver(ImageResult(image: preview, data: nil, cacheType: .none, url: url, isFinal: false))
         }
@@ -428,9 +435,13 @@ extension ImageManager {
         var final = original
         var transformed = false
         if let original, request.shouldTransform(original) {
-            if let result = await transform(original, request, operation) {
-                final = result
-                transformed = true
+            do throws(WebImageError) {
+                if let result = try await transform(original, request, operation) {
+                    final = result
+                    transformed = true
+                }
+            } catch {
+                return fail(error, request, operation)
             }
         }
         guard !operation.isCancelled else { return }
@@ -473,7 +484,12 @@ extension ImageManager {
     /// thread), shared with the other loads of the same decoded image and transformer (prefix)
     /// in flight (``SharedTransforms``). A transform whose loads were all cancelled while it
     /// waited for a thread never starts (SPEC M-10).
-    func transform(_ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) async -> Image? {
+    ///
+    /// - Throws: `imageTooLarge` when the transformer's output exceeds the load's
+    ///   decoded-bytes budget (``checkTransformBudget(_:of:_:)``).
+    func transform(
+        _ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
+    ) async throws(WebImageError) -> Image? {
         guard let transformer = request.transformer, request.shouldTransform(image) else { return image }
         guard !operation.isCancelled else { return nil }
         let key = request.originalKey ?? request.url.absoluteString
@@ -481,7 +497,37 @@ extension ImageManager {
         let result = await sharedTransforms.run(
             transformer, source: image, cacheKey: key, operation: operation, pool: request.cache.pool)
         metrics.transformDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- start))
+        if let result { try Self.checkTransformBudget(result, of: transformer, request) }
         return result
+    }
+
+    /// The load's decoded-bytes budget counts the transformer's output (SPEC R-3): the budget of
+    /// the load's decode (``WebImageContext/decodeOptions(for:)``: ``DecodeLimits/maxDecodedBytes``,
+    /// lowered by ``WebImageContext/maximumDecodedBytes``) bounds the decoded image before it
+    /// is allocated, and the transformed image — all its frames — when the transformer returns
+    /// (what an arbitrary transformer allocates cannot be known before it runs). An output
+    /// over the budget is dropped: the load fails with `imageTooLarge` and nothing is cached
+    /// or delivered. The decoded input and the output are each within the budget, so a load
+    /// holds at most twice it in pixels.
+    static func checkTransformBudget(
+        _ output: Image, of transformer: any ImageTransformer, _ request: ImageLoadRequest
+    ) throws(WebImageError) {
+        let budget = request.context.decodeOptions(for: request.options).limits.maxDecodedBytes
+        guard output.cost > budget else { return }
+        let frames = output.frames.count == 1 ? "" : " × \(output.frames.count) frames"
+        throw .imageTooLarge(
+            reason: "the transform \(transformer.transformerKey) produced \(output.width)x\(output.height)\(frames), "
+                + "\(DecodeLimits.formatBytes(output.cost)); the load's decoded-bytes budget is "
+                + DecodeLimits.formatBytes(budget))
+    }
+
+    /// Ends the load with `error` (a transform's budget refusal): counted as a failure, the
+    /// preview removed; the URL is not put on the failed-URL list (the bytes were fine).
+    private func fail(_ error: WebImageError, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
+        guard !operation.isCancelled else { return }
+        metrics.failure(error)
+        removePreview(request)
+        operation.end(.failure(error))
     }
 
     /// Stores into the layers of `cacheType` of `target` (default: the load's cache): memory at once (unless the load was cancelled,

@@ -25,12 +25,18 @@ enum AVIFEncoding {
         return try encode(source, quality: options.clampedQuality, lossless: options.lossless)
     }
 
-    /// One encode at a fixed quality (0…1).
+    /// One encode at a fixed quality (0…1), through ``AVIFFrameWriter``.
     static func encode(_ image: Image, quality: Double, lossless: Bool) throws -> Data {
+        let opaque = !image.hasAlpha || image.frames.allSatisfy { $0.pixels.isFullyOpaque() }
+        let writer = AVIFFrameWriter(quality: quality, lossless: lossless, opaque: opaque)
+        return try FrameByFrameEncoder.encode(image, with: writer)
+    }
+
+    /// A libavif encoder set up for `quality` (0…1) or lossless (the caller destroys it).
+    static func makeEncoder(quality: Double, lossless: Bool) throws -> UnsafeMutablePointer<avifEncoder> {
         guard let encoder = avifEncoderCreate() else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an encoder")
         }
-        defer { avifEncoderDestroy(encoder) }
         let quantizer = lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : Int32((1 - min(1, max(0, quality))) * 63 + 0.5)
         encoder.pointee.minQuantizer = quantizer
         encoder.pointee.maxQuantizer = quantizer
@@ -39,32 +45,11 @@ enum AVIFEncoding {
         encoder.pointee.speed = speed
         encoder.pointee.maxThreads = 1
         encoder.pointee.timescale = 1000
-        let opaque = !image.hasAlpha || image.frames.allSatisfy { $0.pixels.isFullyOpaque() }
-        var output = avifRWData()
-        defer { avifRWDataFree(&output) }
-        if image.frames.count == 1 {
-            let frame = try yuvImage(image.pixels, lossless: lossless, opaque: opaque)
-            defer { avifImageDestroy(frame) }
-            try check(avifEncoderWrite(encoder, frame, &output))
-        } else {
-            for frame in image.frames {
-                let yuv = try yuvImage(frame.pixels, lossless: lossless, opaque: opaque)
-                defer { avifImageDestroy(yuv) }
-                // Caller-built frames may carry any Double: clamp to 1 ms … ~49 days.
-                let requested = frame.duration.isFinite ? (frame.duration * 1000).rounded() : 100
-                let milliseconds = UInt64(min(max(1, requested), Double(UInt32.max)))
-                try check(avifEncoderAddImage(encoder, yuv, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue)))
-            }
-            try check(avifEncoderFinish(encoder, &output))
-        }
-        guard let bytes = output.data, output.size > 0 else {
-            throw WebImageError.encodingFailed(reason: "AVIF: the encoder wrote nothing")
-        }
-        return Data(bytes: bytes, count: output.size)
+        return encoder
     }
 
     /// `pixels` converted to an 8-bit YUV `avifImage` (the caller destroys it).
-    private static func yuvImage(_ pixels: PixelBuffer, lossless: Bool, opaque: Bool) throws -> UnsafeMutablePointer<avifImage> {
+    static func yuvImage(_ pixels: PixelBuffer, lossless: Bool, opaque: Bool) throws -> UnsafeMutablePointer<avifImage> {
         let format = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
         guard let image = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8, format) else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an image")
@@ -88,7 +73,7 @@ enum AVIFEncoding {
         return image
     }
 
-    private static func check(_ result: avifResult) throws {
+    static func check(_ result: avifResult) throws {
         guard result != AVIF_RESULT_OK else { return }
         throw WebImageError.encodingFailed(reason: "AVIF: \(String(cString: avifResultToString(result)))")
     }

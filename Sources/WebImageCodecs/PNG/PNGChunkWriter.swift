@@ -2,11 +2,12 @@
 struct PNGChunkWriter {
     private(set) var bytes: [UInt8]
 
-    /// Starts a stream with the PNG signature, reserving `capacity` bytes.
-    init(capacity: Int = 0) {
+    /// Starts a stream with the PNG signature (unless `signature` is `false`: chunks only),
+    /// reserving `capacity` bytes.
+    init(capacity: Int = 0, signature: Bool = true) {
         bytes = []
         bytes.reserveCapacity(capacity + 8)
-        bytes.append(contentsOf: PNGChunkScanner.signature)
+        if signature { bytes.append(contentsOf: PNGChunkScanner.signature) }
     }
 
     /// Appends a chunk of `type` whose data is `data` (at most 2³¹−1 bytes).

@@ -1,7 +1,7 @@
 import Foundation
 import WebImageCore
 
-extension PNGCoder {
+extension PNGCoder: AnimatedImageEncoding {
     /// `true` for ``/WebImageCore/ImageFormat/png``.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
 
@@ -26,7 +26,7 @@ extension PNGCoder {
         var frames = options.preparedImage(image).frames
         let alpha = image.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
         var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
-        guard let maxBytes = options.maxFileSize, best.count > maxBytes else { return Data(best) }
+        guard let maxBytes = options.maxFileSize, best.count > maxBytes else { return best }
         for _ in 0..<8 {
             let current = frames[0].pixels
             let size = PixelSize(width: max(1, current.width * 3 / 4), height: max(1, current.height * 3 / 4))
@@ -36,7 +36,7 @@ extension PNGCoder {
             if data.count < best.count { best = data }
             if data.count <= maxBytes { break }
         }
-        return Data(best)
+        return best
     }
 
     private static func resized(_ frames: [ImageFrame], to size: PixelSize) -> [ImageFrame] {
@@ -46,9 +46,26 @@ extension PNGCoder {
         }
     }
 
-    private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int) throws -> [UInt8] {
-        if frames.count == 1 { return try SPNGEncoding.encode(frames[0].pixels, alpha: alpha) }
-        let encoded = try frames.map { (png: try SPNGEncoding.encode($0.pixels, alpha: alpha), duration: $0.duration) }
-        return try APNGWriting.assemble(frames: encoded, loopCount: loopCount)
+    /// Every frame through ``APNGFrameWriter``, as the frame-by-frame encoder does.
+    private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int) throws -> Data {
+        let image = Image(frames: frames, loopCount: loopCount, hasAlpha: alpha)
+        return try FrameByFrameEncoder.encode(image, with: APNGFrameWriter(alpha: alpha, loopCount: loopCount))
+    }
+
+    /// A PNG encoder that compresses each frame as it is added and keeps only the compressed
+    /// chunks (APNG for two or more frames, a plain PNG for one). The file is RGBA when
+    /// `hasAlpha`, else RGB: the whole-image encode decides this from the pixels (alpha only
+    /// when some pixel is not opaque), which a frame-by-frame encoder cannot know in advance.
+    /// - Throws: `unsupportedFormat` for another format.
+    public func makeAnimatedEncoder(
+        format: ImageFormat, frameSize: PixelSize, loopCount: Int, hasAlpha: Bool, options: EncodeOptions
+    ) throws -> any AnimatedImageEncoder {
+        guard format == .png else {
+            throw WebImageError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
+        }
+        let output = FrameByFrameEncoder.outputSize(for: frameSize, options: options)
+        return FrameByFrameEncoder(
+            writer: APNGFrameWriter(alpha: hasAlpha, loopCount: loopCount), frameSize: frameSize, outputSize: output,
+            keepsAnimation: options.keepAnimation)
     }
 }

@@ -57,7 +57,7 @@ public final class CodersManager: ImageCoder {
 
     /// The decompression-ratio guard (SPEC R-3): what the header says a decode with `options`
     /// will allocate, against the encoded size. Only runs when the guard is on.
-    private func checkRatio(_ data: Data, coder: any ImageCoder, options: DecodeOptions) throws {
+    func checkRatio(_ data: Data, coder: any ImageCoder, options: DecodeOptions) throws {
         let metadata = try coder.readMetadata(data)
         let frames = options.firstFrameOnly ? 1 : max(1, metadata.frameCount ?? 1)
         let decoded = DecodeLimits.decodedBytes(frames: frames, of: options.targetSize(for: metadata.pixelSize))

@@ -17,7 +17,9 @@ public struct DecodeLimits: Sendable, Hashable {
     /// are produced. Decoders that shrink while decoding (JPEG, WebP stills) count the size they
     /// allocate, so a thumbnail of a large photo stays within it. Default 256 MiB: an 8192×8192 still, or 1,024 frames of 256×256; the
     /// largest image of the project's corpus needs 92 MiB. Lazy frame access
-    /// (``AnimatedImageSource``) holds one or two canvases and is checked per canvas only.
+    /// (``AnimatedImageSource``) holds one or two canvases and is checked per canvas only; so
+    /// does frame-by-frame conversion
+    /// (``CodersManager/convertFrameByFrame(_:to:decodeOptions:encodeOptions:transformer:key:)``).
     public var maxDecodedBytes: Int = 256 * 1024 * 1024
     /// The decompression-ratio guard (SPEC R-3): when set, a decode whose decoded bytes exceed
     /// this many times the encoded bytes is refused before pixel memory is allocated. Off

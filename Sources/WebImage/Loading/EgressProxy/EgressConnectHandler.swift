@@ -10,6 +10,9 @@ struct EgressSettings: Sendable {
     let connectTimeout: TimeAmount
     /// The longest wait for the `CONNECT` request head.
     let headTimeout: TimeAmount
+    /// Resolves a host name to its addresses (blocking; run on NIO's thread pool):
+    /// ``HostResolver/resolve(_:port:)``, or a test's stand-in. Called once per `CONNECT`.
+    let resolve: @Sendable (String, Int) throws -> [SocketAddress]
 }
 
 /// The first handler of a connection to the egress proxy (SPEC R-1): reads one
@@ -124,8 +127,9 @@ final class EgressConnectHandler: ChannelInboundHandler, RemovableChannelHandler
             resolved(context, .success([address]), host: host, key: key)
             return
         }
+        let resolve = settings.resolve
         NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
-            try HostResolver.resolve(host, port: port)
+            try resolve(host, port)
         }.assumeIsolated().whenComplete { result in
             self.resolved(context, result, host: host, key: key)
         }

@@ -26,13 +26,20 @@ final class EgressProxy: Sendable {
 
     /// Binds `127.0.0.1` on a free port at once (so the port is known before the HTTP client is
     /// configured) and starts accepting on `group`.
-    init(policy: AddressPolicy, connectTimeout: TimeAmount, group: any EventLoopGroup) throws {
+    /// - Parameter resolver: how host names are resolved, once per `CONNECT` (the system
+    ///   resolver; tests inject answers that change between lookups, as a rebinding DNS
+    ///   server's do).
+    init(
+        policy: AddressPolicy, connectTimeout: TimeAmount, group: any EventLoopGroup,
+        resolver: @escaping @Sendable (String, Int) throws -> [SocketAddress] = { try HostResolver.resolve($0, port: $1) }
+    ) throws {
         let outcomes = EgressOutcomes()
         self.outcomes = outcomes
         let (descriptor, port) = try Self.bindLoopback()
         self.port = port
         let settings = EgressSettings(
-            policy: policy, outcomes: outcomes, connectTimeout: connectTimeout, headTimeout: max(connectTimeout, .seconds(10)))
+            policy: policy, outcomes: outcomes, connectTimeout: connectTimeout, headTimeout: max(connectTimeout, .seconds(10)),
+            resolve: resolver)
         ServerBootstrap(group: group)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
