@@ -80,7 +80,7 @@ soak: setup
 ## cluster-demo: three `webimage serve` instances (one shared source cache) behind nginx on
 ## 127.0.0.1 (deploy/nginx/nginx.conf); bounded load, one instance SIGKILLed mid-run and
 ## restarted; ends with `cluster: requests=N errors=N renders=N hits=N p50=Xms p99=Yms`
-## (docs/DEPLOYMENT.md). Installs nginx-light and wrk.
+## (docs/DEPLOYMENT.md). nginx comes with `make setup` (the test suite runs a short version: ClusterTests); wrk is installed here.
 cluster-demo: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-demo.sh
 
