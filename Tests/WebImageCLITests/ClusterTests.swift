@@ -73,7 +73,9 @@ import Testing
         // three buckets). Each renders once, give or take the renders the killed instance did
         // after its counter was read, and those it was doing when killed (done again elsewhere).
         #expect((200...226).contains(renders), "renders=\(renders): one per URL and format bucket")
-        #expect(hits > 0 && hits <= requests - 200, "hits=\(hits)")
+        // nginx answers the rest from its cache: 300 − 216 = 84 when every key goes upstream once
+        // (keyed on the raw Accept header it would be 300 − 288 = 12).
+        #expect((60...100).contains(hits), "hits=\(hits)")
         #expect(Double(match.5)! <= Double(match.6)!)
 
         // The kill happened on an event, requests failed over, and the restarted one rejoined.
