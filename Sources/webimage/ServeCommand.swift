@@ -46,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-result-bytes"), help: "Largest encoded result in bytes (then 422).") var maxResultBytes: String?
 
     func run() async throws {
+        // Before the service's threads allocate (docs/DEPLOYMENT.md, "Memory").
+        MallocArenas.limitForService(environment: ProcessInfo.processInfo.environment)
         var flags: [String: [String]] = [:]
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("max-src-resolution", maxSrcResolution),
