@@ -179,8 +179,14 @@ start_instance 2 "${PORTS[1]}"
   "$REJOIN_REQUESTS" "$CONCURRENCY" "$WORK/results.txt"
 
 metric_sum() { # PORT PREFIX: sum of the samples whose line starts with PREFIX
-  curl -fs --max-time 10 "http://127.0.0.1:$1/metrics" | awk -v p="$2" 'index($0, p) == 1 { s += $NF } END { printf "%d\n", s }'
+  { curl -fs --max-time 10 "http://127.0.0.1:$1/metrics" || true; } | awk -v p="$2" 'index($0, p) == 1 { s += $NF } END { printf "%d\n", s }'
 }
+# Renders of the two phases (before the probes, which render too).
+RENDERS="$(cat "$WORK/killed-renders.txt" 2>/dev/null || echo 0)"
+for p in "${PORTS[@]}"; do
+  RENDERS=$((RENDERS + $(metric_sum "$p" 'webimage_stage_duration_seconds_count{stage="encode"}')))
+done
+HITS="$(grep -c ' cache=HIT ' "$WORK/nginx/logs/access.log" || true)"
 # Rejoin: wait for the event "the restarted instance answered an image request" rather than for a
 # time. Phase 2 may end before fail_timeout has passed, or hash none of its URLs to instance 2, so
 # probe through nginx with fresh URLs (each a miss, hashed anywhere on the ring) until it has
@@ -195,12 +201,7 @@ while [ "$REJOINED" -eq 0 ] && [ "$SECONDS" -lt "$PROBE_DEADLINE" ]; do
   if [ "$STATUS" != 200 ]; then echo "cluster-demo: rejoin probe $PROBES answered $STATUS" >&2; exit 1; fi
   REJOINED="$(metric_sum "${PORTS[1]}" 'webimage_requests_total{status="2')"
 done
-echo "cluster-demo: rejoined: the restarted instance 127.0.0.1:${PORTS[1]} served $REJOINED requests ($PROBES probes after phase 2)" >&2
-RENDERS="$(cat "$WORK/killed-renders.txt" 2>/dev/null || echo 0)"
-for p in "${PORTS[@]}"; do
-  RENDERS=$((RENDERS + $(metric_sum "$p" 'webimage_stage_duration_seconds_count{stage="encode"}')))
-done
-HITS="$(grep -c ' cache=HIT ' "$WORK/nginx/logs/access.log" || true)"
+echo "cluster-demo: rejoin: the restarted instance 127.0.0.1:${PORTS[1]} served $REJOINED requests ($PROBES probes after phase 2)" >&2
 RETRIED="$(grep -c 'upstream=[^ ]*, ' "$WORK/nginx/logs/access.log" || true)"
 echo "cluster-demo: $RETRIED requests were retried on another instance by nginx" >&2
 

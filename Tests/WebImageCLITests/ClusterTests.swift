@@ -83,7 +83,7 @@ import Testing
         #expect(result.stderr.contains("after 20 requests had completed"), context)
         let retried = try #require(try /(\d+) requests were retried on another instance by nginx/.firstMatch(in: result.stderr), context)
         #expect(Int(retried.1)! >= 1, "nginx retried the requests the killed instance could not answer: \(context)")
-        let rejoined = try #require(try /rejoined: the restarted instance \S+ served (\d+) requests/.firstMatch(in: result.stderr), context)
+        let rejoined = try #require(try /rejoin: the restarted instance \S+ served (\d+) requests/.firstMatch(in: result.stderr), context)
         #expect(Int(rejoined.1)! >= 1, context)
     }
 }
