@@ -56,6 +56,7 @@ next_index = 0
 done = 0
 errors = 0
 rss_10pct = None
+samples = []  # VmRSS (kB) every 5 % of the run, after the first 10 %
 
 
 def worker():
@@ -91,7 +92,10 @@ def worker():
             if done == max(1, count // 10):
                 rss_10pct = status_kb("VmRSS")
             if done % max(1, count // 20) == 0:
-                print(f"soak: {done}/{count} VmRSS={status_kb('VmRSS') / 1024:.1f}MB", file=sys.stderr, flush=True)
+                rss = status_kb("VmRSS")
+                if rss_10pct is not None:
+                    samples.append(rss)
+                print(f"soak: {done}/{count} VmRSS={rss / 1024:.1f}MB", file=sys.stderr, flush=True)
 
 
 threads = [threading.Thread(target=worker) for _ in range(concurrency)]
@@ -107,6 +111,10 @@ else:
     growth = (rss_end - rss_10pct) / rss_10pct * 100
     print(f"soak: requests={count} rss_10pct={rss_10pct / 1024:.1f}MB rss_end={rss_end / 1024:.1f}MB "
           f"growth={growth:.1f}% peak={peak / 1024:.1f}MB")
+if samples and not peak_mode:
+    # One sample moves with what is in flight; the band shows whether RSS drifts.
+    print(f"soak: VmRSS after the first 10 %, {len(samples)} samples: min={min(samples) / 1024:.1f}MB "
+          f"max={max(samples) / 1024:.1f}MB", file=sys.stderr)
 if errors:
     print(f"soak: {errors} of {count} requests failed", file=sys.stderr)
     sys.exit(1)
