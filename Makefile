@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-hits fuzz soak cluster-demo clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-hits fuzz soak cluster-demo soak-service clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -88,7 +88,7 @@ soak: setup
 ## cluster-demo: three `webimage serve` instances (one shared source cache) behind nginx on
 ## 127.0.0.1 (deploy/nginx/nginx.conf); bounded load, one instance SIGKILLed mid-run and
 ## restarted; ends with `cluster: requests=N errors=N renders=N hits=N p50=Xms p99=Yms`
-## (docs/DEPLOYMENT.md). Installs nginx-light and wrk.
+## (docs/DEPLOYMENT.md). nginx comes with `make setup` (the test suite runs a short version: ClusterTests); wrk is installed here.
 cluster-demo: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-demo.sh
 
@@ -96,6 +96,15 @@ cluster-demo: setup
 ## URL): req/s and service CPU per request (docs/PERFORMANCE.md). Installs wrk.
 bench-hits: release
 	bash scripts/bench-hits.sh
+
+## soak-service: a release `webimage serve` against a loopback origin of generated 0.3-12 MP
+## JPEG/PNG/WebP/GIF sources: peak RSS at 4 concurrent renders of 12 MP sources, then
+## SOAK_REQUESTS renders (each a distinct URL) with VmRSS after 10 % and at the end; prints
+## `soak: requests=N rss_10pct=XMB rss_end=YMB growth=Z% peak=WMB` (docs/DEPLOYMENT.md, "Memory").
+## SOAK_SERVICE_ENV="MALLOC_ARENA_MAX=4" etc. sets the service's environment. Not in `make test`.
+SOAK_REQUESTS ?= 100000
+soak-service: setup
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" SOAK_REQUESTS=$(SOAK_REQUESTS) bash scripts/soak-service.sh
 
 clean:
 	rm -rf .build

@@ -75,6 +75,7 @@ def worker():
             results.append((status, elapsed))
             done += 1
             fire = done == kill_at
+            completed = done
         if fire and kill_pidfile:
             if metrics_url and renders_file:
                 try:
@@ -85,7 +86,7 @@ def worker():
                     f.write(f"{renders}\n")
             with open(kill_pidfile) as f:
                 os.kill(int(f.read().strip()), signal.SIGKILL)
-            print(f"cluster-demo: SIGKILL sent to instance pid from {kill_pidfile} after {done} requests",
+            print(f"cluster-demo: SIGKILL sent to instance pid from {kill_pidfile} after {completed} requests had completed",
                   file=sys.stderr)
 
 

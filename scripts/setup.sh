@@ -9,8 +9,10 @@ BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev
 # terminal tests on a pseudo-terminal; `stress-ng` keeps the CPUs busy for `make test-under-load`;
 # `rsvg-convert` (librsvg2-bin) renders the SVG references; GNU `time` (package time) reports a
 # child's own peak RSS for the decode-budget tests (a child spawned straight from the big test
-# process would inherit the test process's high-water mark across exec).
-TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin time)
+# process would inherit the test process's high-water mark across exec); `nginx` (plus `curl`,
+# `procps` for pgrep, `python3`) runs the short cluster run of ClusterTests (scripts/cluster-demo.sh,
+# SPEC V-10) — Debian's `nginx` package, which bookworm's transitional `nginx-light` also installs.
+TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin time nginx curl procps python3)
 
 missing=()
 for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do

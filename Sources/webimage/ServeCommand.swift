@@ -50,6 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fallback-image-ttl"), help: "Cache-Control max-age of a fallback answer (default: the ttl).") var fallbackImageTTL: String?
 
     func run() async throws {
+        // Before the service's threads allocate (docs/DEPLOYMENT.md, "Memory").
+        MallocArenas.limitForService(environment: ProcessInfo.processInfo.environment)
         var flags: [String: [String]] = [:]
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("max-src-resolution", maxSrcResolution),
