@@ -16,6 +16,9 @@ final class EgressProxy: Sendable {
     let port: Int
     /// Why tunnels were not opened, for the downloader's errors.
     let outcomes: EgressOutcomes
+    /// The proxy's connections to origins (set up, or in tunnels) that are open now.
+    var openUpstreamConnections: Int { upstreams.count }
+    private let upstreams = EgressConnectionCount()
     private let listener = Mutex<Listener>(.starting)
 
     private enum Listener {
@@ -39,9 +42,10 @@ final class EgressProxy: Sendable {
         self.port = port
         let settings = EgressSettings(
             policy: policy, outcomes: outcomes, connectTimeout: connectTimeout, headTimeout: max(connectTimeout, .seconds(10)),
-            resolve: resolver)
+            upstreams: upstreams, resolve: resolver)
         ServerBootstrap(group: group)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(EgressConnectHandler(settings: settings))
