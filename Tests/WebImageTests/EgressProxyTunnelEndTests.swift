@@ -98,17 +98,19 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
     return true
 }
 
-/// A listening socket on 127.0.0.1 whose accept queue is full (backlog 0, one connection
-/// queued and never accepted), so a further connection attempt stays in the kernel's SYN retries:
-/// a connect that does not complete, on loopback.
-private final class FullBacklogListener {
+/// A listening socket on 127.0.0.1 that never accepts. With `fillingBacklog`, its accept queue
+/// is full (backlog 0, one connection queued), so a further connection attempt stays in the
+/// kernel's SYN retries: a connect that does not complete, on loopback. Without, connections
+/// complete (the kernel queues them) and are never read, answered or closed: an origin that
+/// ignores the end of a request.
+private final class SilentListener {
     struct SocketSetupFailed: Error {}
 
     let port: Int
     private let listener: Int32
-    private let queued: Int32
+    private let queued: Int32?
 
-    init() throws {
+    init(fillingBacklog: Bool) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw SocketSetupFailed() }
         var address = sockaddr_in()
@@ -121,13 +123,13 @@ private final class FullBacklogListener {
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        guard bound == 0, named == 0, listen(descriptor, 0) == 0 else {
+        guard bound == 0, named == 0, listen(descriptor, fillingBacklog ? 0 : 16) == 0 else {
             close(descriptor)
             throw SocketSetupFailed()
         }
         let port = Int(UInt16(bigEndian: address.sin_port))
         do {
-            queued = try connectedSocket(port: port)
+            queued = fillingBacklog ? try connectedSocket(port: port) : nil
         } catch {
             close(descriptor)
             throw error
@@ -137,7 +139,7 @@ private final class FullBacklogListener {
     }
 
     deinit {
-        close(queued)
+        if let queued { close(queued) }
         close(listener)
     }
 }
@@ -217,9 +219,26 @@ struct EgressProxyTunnelEndTests {
         await origin.shutdown()
     }
 
+    @Test("Given an origin that ignores the end of the request, when the client half-closes, then the tunnel closes after the linger time, not never")
+    func halfClosedTunnelLingersBoundedly() async throws {
+        let origin = try SilentListener(fillingBacklog: false)
+        let proxy = try EgressProxy(
+            policy: loopbackPolicy(), connectTimeout: .seconds(30), group: MultiThreadedEventLoopGroup.singleton,
+            halfClosedLinger: .milliseconds(200))
+        let port = origin.port
+        let result = try await Task.detached {
+            try rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\n\r\n", thenHalfClosing: "")
+        }.value
+        #expect(result.endedByClose, "the half-closed tunnel stayed open: \(result.text)")
+        #expect(result.text.hasPrefix("HTTP/1.1 200 Connection Established"), "\(result.text)")
+        #expect(await eventually { proxy.openUpstreamConnections == 0 })
+        proxy.shutdown()
+        withExtendedLifetime(origin) {}
+    }
+
     @Test("Given an origin whose connect does not complete, when the client goes away, then the proxy drops the connection attempt at once, not at the connect timeout")
     func clientGoneWhileConnecting() async throws {
-        let origin = try FullBacklogListener()
+        let origin = try SilentListener(fillingBacklog: true)
         // A connect timeout beyond the hang guard: only the client's close can end the attempt.
         let proxy = try EgressProxy(policy: loopbackPolicy(), connectTimeout: .seconds(120), group: MultiThreadedEventLoopGroup.singleton)
         let client = try connectedSocket(port: proxy.port)
@@ -234,7 +253,7 @@ struct EgressProxyTunnelEndTests {
 
     @Test("Given the two ends of a splice, when the origin's channel closes before the client's end is joined, then the client's channel closes as it is joined")
     func originClosedBeforeJoin() throws {
-        let (clientEnd, originEnd) = SpliceHandler.pair()
+        let (clientEnd, originEnd) = SpliceHandler.pair(halfClosedLinger: .seconds(120))
         let origin = EmbeddedChannel()
         try origin.pipeline.syncOperations.addHandler(originEnd)
         try origin.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 80)).wait()

@@ -10,6 +10,9 @@ struct EgressSettings: Sendable {
     let connectTimeout: TimeAmount
     /// The longest wait for the `CONNECT` request head.
     let headTimeout: TimeAmount
+    /// How long a tunnel stays open once one side stopped sending and the other has not
+    /// (an origin that ignores the end of its request must not hold the tunnel for ever).
+    let halfClosedLinger: TimeAmount
     /// Counts the proxy's open connections to origins.
     let upstreams: EgressConnectionCount
     /// Resolves a host name to its addresses (blocking; run on NIO's thread pool):
@@ -199,7 +202,7 @@ final class EgressConnectHandler: ChannelInboundHandler, RemovableChannelHandler
             refuse(context, .failed(Self.transportError(error, host: host)), key: key, status: "502 Bad Gateway")
             return
         }
-        let (inbound, outbound) = SpliceHandler.pair()
+        let (inbound, outbound) = SpliceHandler.pair(halfClosedLinger: settings.halfClosedLinger)
         let outboundEnd = NIOLoopBound(outbound, eventLoop: context.eventLoop)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let upstreams = settings.upstreams

@@ -11,7 +11,9 @@ import NIOCore
 /// closes), the other side's output is shut down once the bytes already written to it are
 /// flushed, so a client that half-closes after its request still gets the answer; when both
 /// directions have ended, or either channel closes or fails, both channels close (again after
-/// flushing what was written). An end told to close or shut down before it is joined to its
+/// flushing what was written). A half-closed tunnel lingers at most `halfClosedLinger`: a peer
+/// that ignores the other side's end (or a client whose close looked like a half-close) cannot
+/// hold the two connections open for ever. An end told to close or shut down before it is joined to its
 /// channel does so as soon as it is joined, so no path leaves one side waiting on a peer that
 /// is gone.
 final class SpliceHandler: ChannelDuplexHandler {
@@ -28,11 +30,18 @@ final class SpliceHandler: ChannelDuplexHandler {
     private var outputClosed = false
     /// What the partner asked for before this end was joined to its channel.
     private var closeWhenJoined = false
+    private let halfClosedLinger: TimeAmount
+    /// Closes this channel when the half-closed tunnel has lingered too long.
+    private var lingerTimeout: Scheduled<Void>?
+
+    private init(halfClosedLinger: TimeAmount) {
+        self.halfClosedLinger = halfClosedLinger
+    }
 
     /// Two joined ends: add one to each channel's pipeline.
-    static func pair() -> (SpliceHandler, SpliceHandler) {
-        let first = SpliceHandler()
-        let second = SpliceHandler()
+    static func pair(halfClosedLinger: TimeAmount) -> (SpliceHandler, SpliceHandler) {
+        let first = SpliceHandler(halfClosedLinger: halfClosedLinger)
+        let second = SpliceHandler(halfClosedLinger: halfClosedLinger)
         first.partner = second
         second.partner = first
         return (first, second)
@@ -56,6 +65,8 @@ final class SpliceHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         partner = nil
+        lingerTimeout?.cancel()
+        lingerTimeout = nil
     }
 
     // MARK: Inbound: pass to the partner
@@ -153,6 +164,10 @@ final class SpliceHandler: ChannelDuplexHandler {
             let shut = context.eventLoop.makePromise(of: Void.self)
             context.close(mode: .output, promise: shut)
             shut.futureResult.assumeIsolated().whenFailure { _ in context.close(promise: nil) }
+        }
+        // This channel's peer has `halfClosedLinger` to finish; closing it closes the partner.
+        lingerTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: halfClosedLinger) {
+            context.close(promise: nil)
         }
     }
 
