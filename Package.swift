@@ -208,9 +208,11 @@ let package = Package(
             name: "WebImageTests",
             // NIOSSL: the TLS tests build a `TLSConfiguration` that trusts the test certificate.
             // MetricsTestKit: the metrics tests give a manager a `TestMetrics` factory.
+            // NIOEmbedded: the egress proxy's splice ends are tested on embedded channels.
             dependencies: [
                 "WebImage", "WebImageTesting", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

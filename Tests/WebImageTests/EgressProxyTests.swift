@@ -104,7 +104,9 @@ struct EgressProxyRebindingTests {
         // 127.0.0.1 is let through by an allow rule: it stands in for the public address a
         // rebinding server answers first (a test never connects outside 127.0.0.0/8).
         let allowed = HTTPTestServer()
-        allowed.route("/r", .close)  // counted, then the connection is closed
+        // Counted, then the connection is closed: `exchange` reads until the tunnel ends, and a
+        // tunnel rightly stays open while a keep-alive origin keeps its connection.
+        allowed.route("/r", .close)
         let refused = AcceptCountingListener(host: "127.0.0.2")
         try await allowed.start()
         try await refused.start()

@@ -116,7 +116,9 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         guard let animation = layout.animation else {
             return PNGStillSource(image: try decode(data, options: options))
         }
-        try options.limits.check(frames: animation.frames.count, of: layout.header.size)
+        // Frames are rendered one at a time onto one canvas: the budget is charged per canvas,
+        // not for every frame (SPEC R-3).
+        try options.limits.check(framesDecodedOneAtATime: animation.frames.count, of: layout.header.size)
         return PNGAnimatedSource(data: data, layout: layout, animation: animation, options: options)
     }
 

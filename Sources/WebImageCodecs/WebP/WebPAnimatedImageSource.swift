@@ -14,11 +14,12 @@ public final class WebPAnimatedImageSource: AnimatedImageSource {
     private let animation: WebPAnimation
     private let outputSize: PixelSize
 
-    /// Opens `data`. The canvas and frame limits of `options` are checked from the header;
+    /// Opens `data`. The canvas and frame-count limits of `options` are checked from the header
+    /// (per canvas: the decoded-bytes budget is not charged for every frame, SPEC R-3);
     /// with a ``/WebImageCore/DecodeOptions/thumbnailPixelSize`` the frames are resampled to the target size.
     /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public init(_ data: Data, options: DecodeOptions = .default) throws {
-        animation = try WebPAnimation(data, limits: options.limits)
+        animation = try WebPAnimation(data, limits: options.limits, oneFrameAtATime: true)
         outputSize = options.targetSize(for: animation.canvasSize)
     }
 

@@ -26,8 +26,10 @@ final class WebPAnimation {
     private let input: WebPInputBytes
     private let decoder: OpaquePointer
 
-    /// Opens `data`, checking `limits` against the canvas and `framesToCheck(frameCount)` frames.
-    init(_ data: Data, limits: DecodeLimits, framesToCheck: (Int) -> Int = { $0 }) throws {
+    /// Opens `data`, checking `limits` against the canvas and `framesToCheck(frameCount)` frames,
+    /// or, when `oneFrameAtATime` is set (a lazy source, which holds libwebp's canvases and one
+    /// copy whatever the frame count), against one canvas and the frame count only.
+    init(_ data: Data, limits: DecodeLimits, oneFrameAtATime: Bool = false, framesToCheck: (Int) -> Int = { $0 }) throws {
         input = WebPInputBytes(data)
         var webPData = input.webPData
 
@@ -43,7 +45,11 @@ final class WebPAnimation {
         let size = PixelSize(width: width, height: height)
         try limits.check(canvas: size)
         guard frames > 0 else { throw WebImageError.badImageData(reason: "WebP animation has no frames") }
-        try limits.check(frames: framesToCheck(frames), of: size)
+        if oneFrameAtATime {
+            try limits.check(framesDecodedOneAtATime: frames, of: size)
+        } else {
+            try limits.check(frames: framesToCheck(frames), of: size)
+        }
 
         // 2. The animation decoder (allocates two canvases).
         var options = WebPAnimDecoderOptions()

@@ -93,6 +93,19 @@ public struct DecodeLimits: Sendable, Hashable {
         return "\(bytes) bytes"
     }
 
+    /// Throws `imageTooLarge` when an animation read one frame at a time (through an
+    /// ``AnimatedImageSource``) has more than ``maxFrameCount`` frames, or when one canvas of
+    /// `size` exceeds ``maxPixelCount`` or ``maxDecodedBytes`` (SPEC R-3). Such a reader holds one
+    /// or two canvases whatever the frame count, so the limits of a whole decode
+    /// (``maxTotalAnimationPixels``, the budget for every frame) do not apply: a 4,096-frame
+    /// animation of 256×256 opens, a single 9400×9400 frame does not.
+    public func check(framesDecodedOneAtATime frames: Int, of size: PixelSize) throws {
+        try check(canvas: size)
+        guard frames <= maxFrameCount else {
+            throw WebImageError.imageTooLarge(reason: "\(frames) frames; the limit is \(maxFrameCount)")
+        }
+    }
+
     /// Throws `imageTooLarge` when an animation of `frames` frames of `size` exceeds
     /// ``maxFrameCount``, ``maxTotalAnimationPixels`` or ``maxDecodedBytes``.
     public func check(frames: Int, of size: PixelSize) throws {

@@ -10,6 +10,11 @@ struct EgressSettings: Sendable {
     let connectTimeout: TimeAmount
     /// The longest wait for the `CONNECT` request head.
     let headTimeout: TimeAmount
+    /// How long a tunnel stays open once one side stopped sending and the other has not
+    /// (an origin that ignores the end of its request must not hold the tunnel for ever).
+    let halfClosedLinger: TimeAmount
+    /// Counts the proxy's open connections to origins.
+    let upstreams: EgressConnectionCount
     /// Resolves a host name to its addresses (blocking; run on NIO's thread pool):
     /// ``HostResolver/resolve(_:port:)``, or a test's stand-in. Called once per `CONNECT`.
     let resolve: @Sendable (String, Int) throws -> [SocketAddress]
@@ -22,6 +27,11 @@ struct EgressSettings: Sendable {
 /// `403` to a refusal, `502` when nothing could be connected (both recorded in
 /// ``EgressOutcomes`` first), or `200` and replaces itself with a ``SpliceHandler`` joined to
 /// the new connection.
+///
+/// Whichever side ends first ends the other: a client that goes away while the name is resolved
+/// stops the connect before it starts, one that goes away (or stops sending) while the connect is
+/// under way closes that connection attempt at once, not at the connect timeout; once the tunnel
+/// is joined, ``SpliceHandler`` passes half-closes on.
 final class EgressConnectHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -40,6 +50,8 @@ final class EgressConnectHandler: ChannelInboundHandler, RemovableChannelHandler
     private var state = State.readingHead
     private var buffered: ByteBuffer?
     private var headTimeout: Scheduled<Void>?
+    /// The connection to the origin while it is being set up, closed if the client goes away.
+    private var pendingUpstream: (any Channel)?
 
     init(settings: EgressSettings) {
         self.settings = settings
@@ -55,7 +67,27 @@ final class EgressConnectHandler: ChannelInboundHandler, RemovableChannelHandler
     func channelInactive(context: ChannelHandlerContext) {
         state = .closed
         headTimeout?.cancel()
+        // The client went away while the origin was being connected: drop that attempt now.
+        pendingUpstream?.close(promise: nil)
+        pendingUpstream = nil
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case .some(.inputClosed) = event as? ChannelEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        // Before the tunnel is joined the client must wait for the answer to its CONNECT; its
+        // end of input then means it has gone (a closed socket and a half-closed one look the
+        // same here), so the connection and any connection attempt to the origin end now.
+        // Once joined, the splice ends pass half-closes on.
+        switch state {
+        case .readingHead, .connecting:
+            context.close(promise: nil)
+        case .spliced, .closed:
+            break
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -170,19 +202,25 @@ final class EgressConnectHandler: ChannelInboundHandler, RemovableChannelHandler
             refuse(context, .failed(Self.transportError(error, host: host)), key: key, status: "502 Bad Gateway")
             return
         }
-        let (inbound, outbound) = SpliceHandler.pair()
+        let (inbound, outbound) = SpliceHandler.pair(halfClosedLinger: settings.halfClosedLinger)
         let outboundEnd = NIOLoopBound(outbound, eventLoop: context.eventLoop)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let upstreams = settings.upstreams
         ClientBootstrap(group: context.eventLoop)
             .connectTimeout(settings.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.allowRemoteHalfClosure, value: true)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                upstreams.opened(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    handler.value.pendingUpstream = channel
                     try channel.pipeline.syncOperations.addHandler(outboundEnd.value)
                 }
             }
             .connect(to: addresses[index])
             .assumeIsolated()
             .whenComplete { result in
+                self.pendingUpstream = nil
                 switch result {
                 case .success(let channel):
                     self.tunnel(context, to: channel, inbound: inbound, key: key)

@@ -16,6 +16,9 @@ final class EgressProxy: Sendable {
     let port: Int
     /// Why tunnels were not opened, for the downloader's errors.
     let outcomes: EgressOutcomes
+    /// The proxy's connections to origins (set up, or in tunnels) that are open now.
+    var openUpstreamConnections: Int { upstreams.count }
+    private let upstreams = EgressConnectionCount()
     private let listener = Mutex<Listener>(.starting)
 
     private enum Listener {
@@ -26,12 +29,15 @@ final class EgressProxy: Sendable {
 
     /// Binds `127.0.0.1` on a free port at once (so the port is known before the HTTP client is
     /// configured) and starts accepting on `group`.
-    /// - Parameter resolver: how host names are resolved, once per `CONNECT` (the system
-    ///   resolver; tests inject answers that change between lookups, as a rebinding DNS
-    ///   server's do).
+    /// - Parameters:
+    ///   - resolver: how host names are resolved, once per `CONNECT` (the system resolver;
+    ///     tests inject answers that change between lookups, as a rebinding DNS server's do).
+    ///   - halfClosedLinger: how long a tunnel stays open after one side stopped sending
+    ///     while the other has not (default: `connectTimeout`, at least 10 s).
     init(
         policy: AddressPolicy, connectTimeout: TimeAmount, group: any EventLoopGroup,
-        resolver: @escaping @Sendable (String, Int) throws -> [SocketAddress] = { try HostResolver.resolve($0, port: $1) }
+        resolver: @escaping @Sendable (String, Int) throws -> [SocketAddress] = { try HostResolver.resolve($0, port: $1) },
+        halfClosedLinger: TimeAmount? = nil
     ) throws {
         let outcomes = EgressOutcomes()
         self.outcomes = outcomes
@@ -39,9 +45,10 @@ final class EgressProxy: Sendable {
         self.port = port
         let settings = EgressSettings(
             policy: policy, outcomes: outcomes, connectTimeout: connectTimeout, headTimeout: max(connectTimeout, .seconds(10)),
-            resolve: resolver)
+            halfClosedLinger: halfClosedLinger ?? max(connectTimeout, .seconds(10)), upstreams: upstreams, resolve: resolver)
         ServerBootstrap(group: group)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(EgressConnectHandler(settings: settings))
