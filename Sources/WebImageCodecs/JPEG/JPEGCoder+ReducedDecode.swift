@@ -23,7 +23,10 @@ extension JPEGCoder {
     ///
     /// Orientation and limits follow `options` as in ``decode(_:options:)`` (the decoded-bytes
     /// budget is checked on the reduced size); its thumbnail settings are ignored.
-    /// - Parameter scaleDenominator: 1 or one of ``reducedDecodeDenominators``.
+    /// - Parameters:
+    ///   - data: the JPEG file.
+    ///   - scaleDenominator: 1 or one of ``reducedDecodeDenominators``.
+    ///   - options: orientation and limits, as for ``decode(_:options:)``.
     /// - Throws: ``/WebImageCore/WebImageError`` as ``decode(_:options:)``; `unsupportedFormat`
     ///   for a denominator that is not 1, 2, 4 or 8.
     public func decode(_ data: Data, scaleDenominator: Int, options: DecodeOptions) throws -> Image {

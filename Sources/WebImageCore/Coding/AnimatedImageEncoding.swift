@@ -32,11 +32,13 @@ public protocol AnimatedImageEncoding: ImageEncoding {
     /// again at other qualities or sizes, which needs every frame; the whole-image encode does
     /// that.
     /// - Parameters:
+    ///   - format: the format to write (``ImageFormat/gif``, ``ImageFormat/webp``, …).
     ///   - frameSize: the size of the frames that will be added.
     ///   - loopCount: plays of the animation (0 = forever), where the format stores it.
     ///   - hasAlpha: whether frames may have transparent pixels. Formats that choose one pixel
     ///     layout for the whole file (APNG, AVIF) decide it from this before the first frame;
     ///     `false` drops alpha.
+    ///   - options: quality, lossless, size and animation options, as described above.
     /// - Throws: `unsupportedFormat` for a format this coder does not write; `encodingFailed`
     ///   for a size the format cannot hold.
     func makeAnimatedEncoder(

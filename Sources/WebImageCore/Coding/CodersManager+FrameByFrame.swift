@@ -35,6 +35,10 @@ extension CodersManager {
     /// means encoding again at other qualities, which needs every frame).
     ///
     /// - Parameters:
+    ///   - data: the encoded animation.
+    ///   - format: the format to write.
+    ///   - decodeOptions: how the frames are decoded (limits, orientation, thumbnail size).
+    ///   - encodeOptions: how they are encoded (quality, size, ``EncodeOptions/keepAnimation``).
     ///   - transformer: applied to each frame as a one-frame image (every built-in transformer
     ///     works frame by frame, so the result equals transforming the whole animation).
     ///   - key: the cache key handed to the transformer.
