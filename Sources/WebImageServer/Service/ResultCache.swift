@@ -32,12 +32,24 @@ struct KnownAnswer: Sendable {
     var freshUntil: ContinuousClock.Instant
     /// The URL's `expires` option (Unix seconds), if any: after it the request is refused.
     var expires: Int64?
+
+    /// An estimate of the memory this answer holds: its header names and values plus a fixed
+    /// overhead per field and per answer (the fields' storage, strings and the entry itself).
+    var estimatedBytes: Int {
+        var bytes = 256
+        for field in fields { bytes += 64 + field.name.rawName.utf8.count + field.value.utf8.count }
+        for field in notModifiedFields { bytes += 64 + field.name.rawName.utf8.count + field.value.utf8.count }
+        return bytes
+    }
 }
 
 /// An in-memory LRU of rendered results bounded by their total bytes (SPEC V-8), and an index
 /// from request paths to the result they got (``KnownAnswer``). The index only points at
 /// results: an evicted result takes its index entries with it (lazily), so the byte bound
-/// holds for everything kept. The index's own size is bounded by its key bytes.
+/// holds for everything kept. The index's own size is bounded by an estimate of what its entries
+/// hold (request path, headers, overhead): with a stream of distinct URLs, the evicted results'
+/// entries would otherwise pile up until the bound (in a 30,000-render soak of unique URLs that
+/// was tens of megabytes when only the paths were counted).
 final class ResultCache: Sendable {
     private struct Variants {
         var any: KnownAnswer?
@@ -70,12 +82,13 @@ final class ResultCache: Sendable {
         var bytes = 0
         var tick: UInt64 = 0
         var answers: [String: Variants] = [:]
-        var answerKeyBytes = 0
+        var answerBytes = 0
     }
     private let state = Mutex(State())
     /// The byte bound.
     let capacity: Int
-    /// The bound on the index's key bytes (request paths); past it the index starts over.
+    /// The bound on the index's estimated bytes (paths, headers, overhead); past it the index
+    /// starts over.
     let indexCapacity: Int
 
     init(capacity: Int, indexCapacity: Int = 4 * 1024 * 1024) {
@@ -125,20 +138,22 @@ final class ResultCache: Sendable {
 
     /// Remembers what `path` answered for `variant` (only while its result is kept).
     func remember(_ answer: KnownAnswer, for path: String, variant: FormatVariant) {
-        guard path.utf8.count <= indexCapacity else { return }
+        let cost = path.utf8.count + answer.estimatedBytes
+        guard cost <= indexCapacity else { return }
         state.withLock { state in
             guard state.entries[answer.etag] != nil else { return }
-            if state.answers[path] == nil {
-                if state.answerKeyBytes + path.utf8.count > indexCapacity {
-                    state.answers = [:]
-                    state.answerKeyBytes = 0
-                }
-                state.answerKeyBytes += path.utf8.count
-                state.answers[path] = Variants()
+            if state.answerBytes + cost > indexCapacity {
+                state.answers = [:]
+                state.answerBytes = 0
             }
+            state.answerBytes += cost
+            if state.answers[path] == nil { state.answers[path] = Variants() }
             state.answers[path]?[variant] = answer
         }
     }
+
+    /// The index's entries (request paths) and their estimated bytes, for tests.
+    var indexUsage: (paths: Int, bytes: Int) { state.withLock { ($0.answers.count, $0.answerBytes) } }
 
     var totalBytes: Int { state.withLock { $0.bytes } }
 }
