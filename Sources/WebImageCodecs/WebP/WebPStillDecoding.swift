@@ -9,13 +9,18 @@ enum WebPStillDecoding {
     /// The limits are checked from the header before anything is allocated. When the options
     /// ask for a smaller size, libwebp scales while decoding (no full-size buffer, no second pass).
     /// An EXIF orientation (extended files) is applied unless the options keep pixels as stored.
-    static func decode(_ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions) throws -> Image {
+    /// `storedTarget`, when given, is the size to decode to in stored axes (a reduced decode);
+    /// otherwise the options' thumbnail settings choose it.
+    static func decode(
+        _ data: Data, features: WebPBitstreamFeatures, options: DecodeOptions, storedTarget: PixelSize? = nil
+    ) throws -> Image {
         let full = PixelSize(width: Int(features.width), height: Int(features.height))
         let orientation = WebPEXIF.orientation(of: data)
         let applied = options.applyOrientation ? orientation : .up
         // The target size is chosen for the image as shown, then decoded in stored axes.
         let shownTarget = options.targetSize(for: applied.swapsDimensions ? PixelSize(width: full.height, height: full.width) : full)
-        let target = applied.swapsDimensions ? PixelSize(width: shownTarget.height, height: shownTarget.width) : shownTarget
+        let target = storedTarget
+            ?? (applied.swapsDimensions ? PixelSize(width: shownTarget.height, height: shownTarget.width) : shownTarget)
         // The pixel limit on the stored size, the decoded-bytes budget on what the (scaled)
         // decode allocates; both before any pixel memory exists.
         try options.limits.check(canvas: full, allocating: target)

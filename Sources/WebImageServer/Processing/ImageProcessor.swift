@@ -1,7 +1,7 @@
 import Foundation
 import WebImage
 
-/// A decoded source: full size, or reduced by a JPEG DCT scale (``ShrinkOnLoad``).
+/// A decoded source: full size, or reduced while decoding (``ShrinkOnLoad``).
 struct DecodedSource: Sendable {
     var image: Image
     /// How `image` relates to the full size, `nil` when it is the full size.
@@ -14,7 +14,7 @@ struct DecodedSource: Sendable {
 struct ImageProcessor: Sendable {
     var coders: CodersManager = .shared
     var limits = ProcessingLimits()
-    /// Whether JPEG sources may be decoded reduced (``ShrinkOnLoad``); off, every source is
+    /// Whether JPEG and still WebP sources may be decoded reduced (``ShrinkOnLoad``); off, every source is
     /// decoded at full size (tests compare the two).
     var shrinkOnLoad = true
 
@@ -51,8 +51,9 @@ struct ImageProcessor: Sendable {
         return metadata
     }
 
-    /// Decodes `data` with the limits applied again by the decoder. A JPEG the request scales
-    /// down by 2 or more is decoded reduced (see ``ShrinkOnLoad``) unless ``shrinkOnLoad`` is off.
+    /// Decodes `data` with the limits applied again by the decoder. A JPEG or still WebP the
+    /// request scales down by 2 or more is decoded reduced (see ``ShrinkOnLoad``) unless
+    /// ``shrinkOnLoad`` is off.
     func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
         var decodeOptions = DecodeOptions()
         decodeOptions.applyOrientation = options.autoRotate ?? true
@@ -61,18 +62,8 @@ struct ImageProcessor: Sendable {
         decodeOptions.limits.maxFrameCount = limits.maxAnimationFrames
         decodeOptions.limits.maxTotalAnimationPixels = limits.maxTotalAnimationPixels
         do {
-            let jpeg = JPEGCoder()
-            // The header as the decoder itself reads it: its orientation is the one applied.
-            // Unreadable, the full decode below reports why.
-            if shrinkOnLoad, ImageFormat.detect(data) == .jpeg, let header = try? jpeg.readMetadata(data) {
-                let geometry = ShrinkOnLoad(
-                    storedSize: header.pixelSize, orientation: decodeOptions.applyOrientation ? header.orientation : .up,
-                    rotate: options.rotate)
-                let denominator = geometry.denominator(for: options)
-                if denominator > 1 {
-                    let image = try jpeg.decode(data, scaleDenominator: denominator, options: decodeOptions)
-                    return DecodedSource(image: image, reduction: geometry.reduction(denominator))
-                }
+            if shrinkOnLoad, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
+                return reduced
             }
             return DecodedSource(image: try coders.decode(data, options: decodeOptions), reduction: nil)
         } catch let error as WebImageError {
@@ -82,6 +73,36 @@ struct ImageProcessor: Sendable {
         } catch {
             throw .unprocessable("\(error)")
         }
+    }
+
+    /// `data` decoded reduced when it is a JPEG or a still WebP that `options` scale down by 2 or
+    /// more (``ShrinkOnLoad``); `nil` for a full-size decode. The header is read as the decoder
+    /// itself reads it, so its orientation is the one applied; unreadable, the full decode
+    /// reports why.
+    private func decodeReduced(_ data: Data, options: ProcessingOptions, decodeOptions: DecodeOptions) throws -> DecodedSource? {
+        let decoder: ReducedDecoder, header: ImageMetadata
+        switch ImageFormat.detect(data) {
+        case .jpeg:
+            guard let metadata = try? JPEGCoder().readMetadata(data) else { return nil }
+            (decoder, header) = (.jpeg, metadata)
+        case .webp:
+            // Animations are composited frame by frame at canvas size, as before.
+            let webp = WebPCoder()
+            guard webp.isStill(data), let metadata = try? webp.readMetadata(data) else { return nil }
+            (decoder, header) = (.webp, metadata)
+        default:
+            return nil
+        }
+        let geometry = ShrinkOnLoad(
+            storedSize: header.pixelSize, orientation: decodeOptions.applyOrientation ? header.orientation : .up,
+            rotate: options.rotate, decoder: decoder)
+        let denominator = geometry.denominator(for: options)
+        guard denominator > 1 else { return nil }
+        let image = switch decoder {
+        case .jpeg: try JPEGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
+        case .webp: try WebPCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
+        }
+        return DecodedSource(image: image, reduction: geometry.reduction(denominator))
     }
 
     /// Applies every geometry and filter option to a full-size `image`.
