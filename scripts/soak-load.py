@@ -8,12 +8,14 @@ i mod len with a width, output format and cache buster (`cb:i`) of its own, so e
 is a result-cache miss and renders. The service's VmRSS (/proc/PID/status) is read once the
 first 10 % of the requests have completed and at the end, with VmHWM (its peak). Prints one line:
   soak: requests=N rss_10pct=XMB rss_end=YMB growth=Z% peak=WMB
-With `peak`, only the 12 MP sources are used and the line is
+With `peak`, only the 12 MP sources are used (only those whose names end in SOAK_PEAK_SOURCES,
+e.g. `.webp`, when that environment variable is set), each rendered to 500 px, and the line is
   soak-peak: sources=12MP concurrency=C requests=N rss_end=YMB peak=WMB
 MB are MiB. Responses other than 200 and transport errors are counted on standard error and make
 the exit status 1.
 """
 import http.client
+import os
 import sys
 import threading
 import urllib.parse
@@ -26,7 +28,8 @@ assert host.hostname == "127.0.0.1" and urllib.parse.urlsplit(origin).hostname =
 
 sources = [line.split() for line in open(sources_file) if line.strip()]
 if peak_mode:
-    sources = [s for s in sources if float(s[1]) >= 12]
+    sources = [s for s in sources if float(s[1]) >= 12 and s[0].endswith(os.environ.get("SOAK_PEAK_SOURCES", ""))]
+    assert sources, "no 12 MP source matches SOAK_PEAK_SOURCES"
 names = [s[0] for s in sources]
 FORMATS = ["jpg", "webp", "png", "jpg", "webp"]
 
@@ -105,7 +108,7 @@ for t in threads:
     t.join()
 rss_end, peak = status_kb("VmRSS"), status_kb("VmHWM")
 if peak_mode:
-    print(f"soak-peak: sources=12MP concurrency={concurrency} requests={count} "
+    print(f"soak-peak: sources=12MP{os.environ.get('SOAK_PEAK_SOURCES', '')} concurrency={concurrency} requests={count} "
           f"rss_end={rss_end / 1024:.1f}MB peak={peak / 1024:.1f}MB")
 else:
     growth = (rss_end - rss_10pct) / rss_10pct * 100

@@ -8,6 +8,8 @@
 #      width and output format, SOAK_CONCURRENCY (4) at a time; VmRSS read after the first 10 %
 #      and at the end, VmHWM (peak); prints
 #        soak: requests=N rss_10pct=XMB rss_end=YMB growth=Z% peak=WMB
+# SOAK_PEAK_SOURCES=.webp (a name ending) limits the peak run to those 12 MP sources, and
+# SOAK_PEAK_ONLY=1 skips the soak run (e.g. one format's shrink-on-load peak, issue #15).
 # SOAK_SERVICE_ENV adds environment to the service only (e.g. `MALLOC_ARENA_MAX=4`, or
 # `LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2`); WEBIMAGE_BIN skips the build.
 # SOAK_RESULT_CACHE_BYTES (default 8 MiB) bounds the service's result cache, so the figures show
@@ -75,4 +77,4 @@ run() { # NAME COUNT CONCURRENCY [peak]: a fresh service (own source cache) and 
 }
 echo "soak-service: service environment: ${SOAK_SERVICE_ENV:-(none)}" >&2
 run peak "$PEAK_REQUESTS" "$PEAK_CONCURRENCY" peak
-run soak "$REQUESTS" "$CONCURRENCY"
+[ "${SOAK_PEAK_ONLY:-0}" = 1 ] || run soak "$REQUESTS" "$CONCURRENCY"

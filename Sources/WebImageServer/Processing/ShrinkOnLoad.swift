@@ -11,8 +11,9 @@ import WebImage
 /// source region is mapped onto the reduced pixels, so the result has the same size, crop and
 /// placement; only the first, averaging step of the shrink differs. Options whose result
 /// depends on the full-resolution pixels themselves decode at full size: `trim` (its box is
-/// found from exact pixel values), smart gravity (its detail measure samples pixels) and
-/// rotations other than right angles.
+/// found from exact pixel values) and smart gravity (its detail measure samples pixels). (The
+/// URL parser turns every `rotate` into 0, 90, 180 or 270; any other angle would decode at full
+/// size too.)
 struct ShrinkOnLoad: Sendable {
     /// The decoder that reduces: which reductions it offers and how its pixels are laid out.
     var decoder: ReducedDecoder
