@@ -6,16 +6,16 @@ import Testing
 @Suite("Resampler fast paths")
 struct ResamplerFastPathTests {
     /// Photo-like content: gradients, a hard edge and deterministic noise, so every kernel
-    /// overshoots somewhere. Rows from `transparentFrom` on get varying alpha (some 0, some
-    /// 255), so they take the `Float` pass while the rows above take the fixed-point one.
-    static func image(width: Int, height: Int, transparentFrom: Int? = nil) -> PixelBuffer {
+    /// overshoots somewhere. Rows in `transparent` get varying alpha (some 0, some 255), so
+    /// they take the `Float` pass while the others take the fixed-point ones.
+    static func image(width: Int, height: Int, transparent: Range<Int>? = nil) -> PixelBuffer {
         var state: UInt32 = 12345
         return TransformFixtures.buffer(width: width, height: height) { x, y in
             state = state &* 1_664_525 &+ 1_013_904_223
             let noise = Int(state >> 24) - 128
             let edge = x > width / 2 ? 200 : 20
             func clamp(_ v: Int) -> UInt8 { UInt8(max(0, min(255, v))) }
-            let alpha: UInt8 = transparentFrom.map { y >= $0 ? UInt8((x * 37 + y * 11) % 256) : 255 } ?? 255
+            let alpha: UInt8 = transparent.map { $0.contains(y) ? UInt8((x * 37 + y * 11) % 256) : 255 } ?? 255
             return RGBA(
                 r: clamp(x * 255 / width + noise / 4), g: clamp(edge + noise / 8), b: clamp(y * 255 / height - noise / 2),
                 a: alpha)
@@ -32,7 +32,15 @@ struct ResamplerFastPathTests {
         let fast = Resampler(filter: filter)
         var general = Resampler(filter: filter)
         general.usesFixedPoint = false
-        for input in [Self.image(width: 131, height: 89), Self.image(width: 131, height: 89, transparentFrom: 60)] {
+        // All opaque: both passes in fixed point (`OpaqueRows`). Transparent at the bottom:
+        // both passes down to the first output row that reads a transparent row, then the
+        // general path. Transparent at the top: the fixed-point horizontal pass for opaque
+        // rows only.
+        let inputs = [
+            Self.image(width: 131, height: 89), Self.image(width: 131, height: 89, transparent: 60..<89),
+            Self.image(width: 131, height: 89, transparent: 0..<20),
+        ]
+        for input in inputs {
             for size in Self.sizes {
                 // The fixed-point pass exists for this size (else the comparison proves nothing).
                 let table = KernelTable(filter: filter, inSize: 131, outSize: size.width, start: 0, length: 131)
@@ -67,6 +75,16 @@ struct ResamplerFastPathTests {
                 output += width
             }
             #expect(output == outSize)
+            // The vertical weights (`OpaqueRows`), one output row after another.
+            let rows = try #require(OpaqueRows(table))
+            for row in 0..<outSize {
+                var sum = 0
+                for t in 0..<rows.pairStride {
+                    let w = rows.weights[row * rows.pairStride + t]
+                    sum += Int(w[0]) + Int(w[1])
+                }
+                #expect(sum == 1 << rows.precision, "\(filter) \(inSize)→\(outSize) row \(row)")
+            }
         }
     }
 

@@ -19,6 +19,10 @@ struct FixedPointKernel {
     let steps: [Int]
     /// `1 / 2^precision`: turns a sum back into 0…255 units.
     let scale: Float
+    /// The weights' fractional bits.
+    let precision: Int
+    /// The largest sum of one output's weights' magnitudes, in units of `2^-precision`.
+    let widest: Int
 
     /// The fixed-point form of `table`, or `nil` when its weights do not fit 16 bits with
     /// useful precision or its sums could overflow 32 bits (then the `Float` path is used).
@@ -47,6 +51,7 @@ struct FixedPointKernel {
             i += width
         }
         var failed = false
+        var widest = 0
         let weights = [SIMD8<Int16>](unsafeUninitializedCapacity: total) { buffer, initialized in
             buffer.initialize(repeating: .zero)
             initialized = total
@@ -75,6 +80,7 @@ struct FixedPointKernel {
                         quantised[count] = 0
                         var magnitude = 0
                         for k in 0..<count { magnitude += abs(quantised[k]) }
+                        widest = max(widest, magnitude)
                         // Every weight must fit Int16, and every partial sum, at most
                         // 255 × Σ|w| in magnitude, Int32.
                         guard abs(quantised[largestTap]) <= 32767, magnitude <= Int(Int32.max) / 255 else {
@@ -96,6 +102,8 @@ struct FixedPointKernel {
         self.weights = weights
         self.steps = steps
         self.scale = 1 / Float(one)
+        self.precision = precision
+        self.widest = widest
     }
 
     /// Convolves one row of ``PixelPairs`` (indexed by input position) into `output`, as
@@ -105,6 +113,24 @@ struct FixedPointKernel {
     @inline(__always)
     func convolve(_ pairs: UnsafePointer<SIMD8<Int16>>, table: KernelTable, into output: UnsafeMutablePointer<SIMD4<Float>>) {
         let scale = self.scale
+        convolve(pairs, table: table) { i, sum in output[i] = SIMD4<Float>(sum) * scale }
+    }
+
+    /// Convolves one row of ``PixelPairs`` into `output` as ``OpaqueRows`` values:
+    /// `(value − 128) · 128`, rounded, in `Int16` (the caller checked ``widest`` so they fit).
+    @inline(__always)
+    func convolve(_ pairs: UnsafePointer<SIMD8<Int16>>, table: KernelTable, into output: UnsafeMutablePointer<SIMD4<Int16>>) {
+        let shift = Int32(precision - OpaqueRows.fraction)
+        let half = SIMD4<Int32>(repeating: 1 << (shift - 1))
+        let offset = SIMD4<Int32>(repeating: 128 << OpaqueRows.fraction)
+        convolve(pairs, table: table) { i, sum in
+            output[i] = SIMD4<Int16>(truncatingIfNeeded: ((sum &+ half) &>> shift) &- offset)
+        }
+    }
+
+    /// The convolution, handing each output's sum (in units of `2^-precision`) to `emit`.
+    @inline(__always)
+    func convolve(_ pairs: UnsafePointer<SIMD8<Int16>>, table: KernelTable, _ emit: (Int, SIMD4<Int32>) -> Void) {
         weights.withUnsafeBufferPointer { w in
             table.starts.withUnsafeBufferPointer { s in
                 steps.withUnsafeBufferPointer { m in
@@ -129,10 +155,10 @@ struct FixedPointKernel {
                             weights += 4
                             t &+= 1
                         }
-                        output[i] = SIMD4<Float>(a0) * scale
-                        output[i &+ 1] = SIMD4<Float>(a1) * scale
-                        output[i &+ 2] = SIMD4<Float>(a2) * scale
-                        output[i &+ 3] = SIMD4<Float>(a3) * scale
+                        emit(i, a0)
+                        emit(i &+ 1, a1)
+                        emit(i &+ 2, a2)
+                        emit(i &+ 3, a3)
                         i &+= 4
                         g &+= 1
                     }
@@ -146,7 +172,7 @@ struct FixedPointKernel {
                             weights += 1
                             t &+= 1
                         }
-                        output[i] = SIMD4<Float>(acc) * scale
+                        emit(i, acc)
                         i &+= 1
                         g &+= 1
                     }

@@ -74,6 +74,14 @@ public struct Resampler: Sendable {
         return source.bytes.withUnsafeBufferPointer { src in
             PixelBuffer.make(width: dw, height: dh) { out in
                 guard let base = src.baseAddress, let outBase = out.baseAddress else { return }
+                // Both passes in fixed point while the source rows are opaque, when the
+                // horizontal values fit `OpaqueRows`' Int16 range (weights' magnitudes add up to
+                // at most 2). Not even tried when the span's top row has transparency.
+                let fitsInt16 = xFixed.map { $0.widest <= 2 << $0.precision } ?? false
+                let yFixed = fitsInt16 && !skipY
+                    && PixelPairs.areOpaque(
+                        base + (yTable.firstInput * sw + xTable.firstInput) * 4, count: xTable.endInput - xTable.firstInput)
+                    ? OpaqueRows(yTable) : nil
                 // One horizontally filtered source row, premultiplied, `dw` values.
                 // Opaque rows (every alpha 255, checked per row) go through the 16-bit
                 // fixed-point kernel when there is one; the rest through the Float path.
@@ -98,7 +106,18 @@ public struct Resampler: Sendable {
                     xTable.convolve(line, into: target)
                     return false
                 }
-                forEachChunk(dh, threads: threads) { rows in
+                forEachChunk(dh, threads: threads) { chunk in
+                    // Output rows whose source rows are all opaque, from the top until the
+                    // first that is not, in fixed point; the rest (all of them when a
+                    // table does not fit) below.
+                    var first = chunk.lowerBound
+                    if let xFixed, let yFixed {
+                        first = Self.resampleOpaque(
+                            chunk, of: base, width: sw, xTable: xTable, xFixed: xFixed, yTable: yTable, yFixed: yFixed,
+                            into: outBase, width: dw)
+                    }
+                    let rows = first..<chunk.upperBound
+                    if rows.isEmpty { return }
                     // Zero beyond what rows load into them: the grouped convolutions read up to
                     // `xTable.stride` values past an output's first input.
                     let lineCount = sw + xTable.stride
@@ -203,6 +222,50 @@ public struct Resampler: Sendable {
                 }
             }
         }
+    }
+
+    /// Output rows `rows` in 16-bit fixed point in both passes (``FixedPointKernel`` into a ring
+    /// of ``OpaqueRows`` values), streaming as `resample` does, as long as every source row
+    /// they read is opaque. Returns the first output row it did not make (`rows.upperBound`
+    /// when it made them all): that row reads a source row with transparency.
+    private static func resampleOpaque(
+        _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xFixed: FixedPointKernel,
+        yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int
+    ) -> Int {
+        let lo = xTable.firstInput, end = xTable.endInput
+        // Images with transparency near the top give up here, before allocating.
+        guard let y0 = rows.first, PixelPairs.areOpaque(base + (yTable.starts[y0] * sw + lo) * 4, count: end - lo) else {
+            return rows.lowerBound
+        }
+        // Zero past the loaded span, as in `resample`.
+        let lineCount = sw + xTable.stride
+        let pairs = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: lineCount)
+        pairs.initialize(repeating: .zero, count: lineCount)
+        defer { pairs.deallocate() }
+        let capacity = yTable.stride
+        let ring = UnsafeMutablePointer<SIMD4<Int16>>.allocate(capacity: capacity * dw)
+        defer { ring.deallocate() }
+        // One more than the taps: an odd count's last pair reads a row with weight zero.
+        let taps = UnsafeMutablePointer<UnsafePointer<SIMD4<Int16>>>.allocate(capacity: capacity + 1)
+        defer { taps.deallocate() }
+        var ringStart = 0, ringEnd = 0
+        for y in rows {
+            let start = yTable.starts[y]
+            let count = yTable.counts[y]
+            if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
+            while ringEnd < start + count {
+                let sourceRow = base + ringEnd * sw * 4
+                guard PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) else { return y }
+                PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
+                xFixed.convolve(pairs, table: xTable, into: ring + (ringEnd % capacity) * dw)
+                ringEnd += 1
+                ringStart = max(ringStart, ringEnd - capacity)
+            }
+            for k in 0..<count { taps[k] = UnsafePointer(ring + ((start + k) % capacity) * dw) }
+            taps[count] = taps[count - 1]
+            yFixed.filter(taps, count: count, output: y, width: dw, into: outBase + y * dw * 4)
+        }
+        return rows.upperBound
     }
 
     /// The region clipped to the image; the whole image when `nil` or empty after clipping.
