@@ -23,15 +23,17 @@ public struct ResampleRegion: Sendable, Hashable {
 
 /// High-quality image resampling: a separable two-pass convolution (horizontal, then vertical)
 /// with the weights of every output column and row computed once, premultiplied `SIMD4<Float>`
-/// accumulation, and one rounding at the end.
+/// accumulation, and one rounding at the end. Opaque pixels take 16-bit fixed-point passes
+/// instead (two taps per multiply-add, no alpha division), about twice as fast and within one
+/// level per channel of the `Float` result.
 ///
 /// Works for shrinking and enlarging (the kernel widens with the shrink factor, so shrinking
 /// averages the whole source area). Output matches Pillow's `Image.resize` with the same filter
 /// to within rounding (see ``ResizeFilter``).
 ///
 /// Memory: per thread, a ring of horizontally filtered rows (`outputWidth` × the kernel's height
-/// in source rows, 16 bytes per value) and one source row; the source is read once, row by row,
-/// and each output pixel accumulates its kernel's rows in registers.
+/// in source rows, 16 bytes per value, 8 in fixed point) and one source row; the source is read
+/// once, row by row, and each output pixel accumulates its kernel's rows in registers.
 public struct Resampler: Sendable {
     /// The kernel.
     public var filter: ResizeFilter
