@@ -31,5 +31,5 @@ for _ in 0..<runs {
     checksum &+= Int(out.bytes[out.bytes.count / 2])
 }
 times.sort()
-print(String(format: "swift-web-image Resampler %@ threads=%d: best %.1f ms, median %.1f ms (%d runs, checksum %d)",
+print(String(format: "swift-web-image Resampler %@ threads=%d: best %.2f ms, median %.2f ms (%d runs, checksum %d)",
     filter.rawValue, threads, times[0], times[times.count / 2], runs, checksum))

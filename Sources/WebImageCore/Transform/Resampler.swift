@@ -23,21 +23,27 @@ public struct ResampleRegion: Sendable, Hashable {
 
 /// High-quality image resampling: a separable two-pass convolution (horizontal, then vertical)
 /// with the weights of every output column and row computed once, premultiplied `SIMD4<Float>`
-/// accumulation, and one rounding at the end.
+/// accumulation, and one rounding at the end. Opaque pixels take 16-bit fixed-point passes
+/// instead (two taps per multiply-add, no alpha division), about twice as fast and within one
+/// level per channel of the `Float` result.
 ///
 /// Works for shrinking and enlarging (the kernel widens with the shrink factor, so shrinking
 /// averages the whole source area). Output matches Pillow's `Image.resize` with the same filter
 /// to within rounding (see ``ResizeFilter``).
 ///
 /// Memory: per thread, a ring of horizontally filtered rows (`outputWidth` × the kernel's height
-/// in source rows, 16 bytes per value) and one source row; the source is read once, row by row,
-/// and each output pixel accumulates its kernel's rows in registers.
+/// in source rows, 16 bytes per value, 8 in fixed point) and one source row; the source is read
+/// once, row by row, and each output pixel accumulates its kernel's rows in registers.
 public struct Resampler: Sendable {
     /// The kernel.
     public var filter: ResizeFilter
     /// How many threads may work on one image (rows are split between them). 1 (the default)
     /// runs on the calling thread only; the pipeline already runs several images in parallel.
     public var maxThreads: Int
+    /// Whether rows whose pixels are all opaque take the 16-bit fixed-point horizontal pass
+    /// (``FixedPointKernel``; the default) rather than the `Float` one. The two agree within
+    /// one level per channel; tests turn it off to compare them.
+    var usesFixedPoint = true
 
     /// Creates a resampler.
     public init(filter: ResizeFilter = .lanczos3, maxThreads: Int = 1) {
@@ -64,35 +70,74 @@ public struct Resampler: Sendable {
         let skipY = fullY && dh == sh
         let xTable = KernelTable(filter: filter, inSize: sw, outSize: dw, start: box.x, length: box.width)
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
+        let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
         let threads = maxThreads
 
         return source.bytes.withUnsafeBufferPointer { src in
             PixelBuffer.make(width: dw, height: dh) { out in
                 guard let base = src.baseAddress, let outBase = out.baseAddress else { return }
+                // Both passes in fixed point while the source rows are opaque, when the
+                // horizontal values fit `OpaqueRows`' Int16 range (weights' magnitudes add up to
+                // at most 2). Not even tried when the span's top row has transparency.
+                let fitsInt16 = xFixed.map { $0.widest <= 2 << $0.precision } ?? false
+                let yFixed = fitsInt16 && !skipY
+                    && PixelPairs.areOpaque(
+                        base + (yTable.firstInput * sw + xTable.firstInput) * 4, count: xTable.endInput - xTable.firstInput)
+                    ? OpaqueRows(yTable) : nil
                 // One horizontally filtered source row, premultiplied, `dw` values.
-                func filterRow(_ sourceRowIndex: Int, into target: UnsafeMutablePointer<SIMD4<Float>>, line: UnsafeMutablePointer<SIMD4<Float>>) {
+                // Opaque rows (every alpha 255, checked per row) go through the 16-bit
+                // fixed-point kernel when there is one; the rest through the Float path.
+                // Returns whether the row went the fixed-point way: then its alpha values are
+                // exactly 255, and output rows made of such rows only need no division.
+                func filterRow(
+                    _ sourceRowIndex: Int, into target: UnsafeMutablePointer<SIMD4<Float>>,
+                    line: UnsafeMutablePointer<SIMD4<Float>>, pairs: UnsafeMutablePointer<SIMD8<Int16>>?
+                ) -> Bool {
                     let sourceRow = base + sourceRowIndex * sw * 4
                     if skipX {
                         Premultiplied.loadRow(sourceRow, count: sw, into: target)
-                    } else {
-                        let lo = xTable.firstInput
-                        Premultiplied.loadRow(sourceRow + lo * 4, count: xTable.endInput - lo, into: line + lo)
-                        xTable.convolve(line, into: target)
+                        return false
                     }
+                    let lo = xTable.firstInput, end = xTable.endInput
+                    if let fixed = xFixed, let pairs, PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) {
+                        PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
+                        fixed.convolve(pairs, table: xTable, into: target)
+                        return true
+                    }
+                    Premultiplied.loadRow(sourceRow + lo * 4, count: end - lo, into: line + lo)
+                    xTable.convolve(line, into: target)
+                    return false
                 }
-                forEachChunk(dh, threads: threads) { rows in
-                    // Zero beyond what rows load into it: the grouped convolution reads up to
+                forEachChunk(dh, threads: threads) { chunk in
+                    // Output rows whose source rows are all opaque, from the top until the
+                    // first that is not, in fixed point; the rest (all of them when a
+                    // table does not fit) below.
+                    var first = chunk.lowerBound
+                    if let xFixed, let yFixed {
+                        first = Self.resampleOpaque(
+                            chunk, of: base, width: sw, xTable: xTable, xFixed: xFixed, yTable: yTable, yFixed: yFixed,
+                            into: outBase, width: dw)
+                    }
+                    let rows = first..<chunk.upperBound
+                    if rows.isEmpty { return }
+                    // Zero beyond what rows load into them: the grouped convolutions read up to
                     // `xTable.stride` values past an output's first input.
                     let lineCount = sw + xTable.stride
                     let line = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: lineCount)
                     line.initialize(repeating: .zero, count: lineCount)
                     defer { line.deallocate() }
+                    var pairs: UnsafeMutablePointer<SIMD8<Int16>>? = nil
+                    if xFixed != nil {
+                        pairs = .allocate(capacity: lineCount)
+                        pairs?.initialize(repeating: .zero, count: lineCount)
+                    }
+                    defer { pairs?.deallocate() }
                     if skipY {
                         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: dw)
                         defer { row.deallocate() }
                         for y in rows {
-                            filterRow(y, into: row, line: line)
-                            Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4)
+                            let opaque = filterRow(y, into: row, line: line, pairs: pairs)
+                            Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4, opaque: opaque)
                         }
                         return
                     }
@@ -106,6 +151,8 @@ public struct Resampler: Sendable {
                     defer { ring.deallocate() }
                     let taps = UnsafeMutablePointer<UnsafePointer<SIMD4<Float>>>.allocate(capacity: capacity)
                     defer { taps.deallocate() }
+                    // Whether each slot's row went the fixed-point way (see `filterRow`).
+                    var slotOpaque = [Bool](repeating: false, count: capacity)
                     var ringStart = 0, ringEnd = 0
                     yTable.weights.withUnsafeBufferPointer { w in
                         for y in rows {
@@ -113,11 +160,16 @@ public struct Resampler: Sendable {
                             let count = yTable.counts[y]
                             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
                             while ringEnd < start + count {
-                                filterRow(ringEnd, into: ring + (ringEnd % capacity) * dw, line: line)
+                                slotOpaque[ringEnd % capacity] = filterRow(
+                                    ringEnd, into: ring + (ringEnd % capacity) * dw, line: line, pairs: pairs)
                                 ringEnd += 1
                                 ringStart = max(ringStart, ringEnd - capacity)
                             }
-                            for k in 0..<count { taps[k] = UnsafePointer(ring + ((start + k) % capacity) * dw) }
+                            var opaque = true
+                            for k in 0..<count {
+                                taps[k] = UnsafePointer(ring + ((start + k) % capacity) * dw)
+                                opaque = opaque && slotOpaque[(start + k) % capacity]
+                            }
                             let weights = w.baseAddress! + y * yTable.stride
                             let target = outBase + y * dw * 4
                             // Four pixels at a time, for the same reason as in `convolve`.
@@ -136,14 +188,14 @@ public struct Resampler: Sendable {
                                     a6 += row[6] * weight
                                     a7 += row[7] * weight
                                 }
-                                Premultiplied.store(a0, target, x)
-                                Premultiplied.store(a1, target, x + 1)
-                                Premultiplied.store(a2, target, x + 2)
-                                Premultiplied.store(a3, target, x + 3)
-                                Premultiplied.store(a4, target, x + 4)
-                                Premultiplied.store(a5, target, x + 5)
-                                Premultiplied.store(a6, target, x + 6)
-                                Premultiplied.store(a7, target, x + 7)
+                                Premultiplied.store(a0, target, x, opaque: opaque)
+                                Premultiplied.store(a1, target, x + 1, opaque: opaque)
+                                Premultiplied.store(a2, target, x + 2, opaque: opaque)
+                                Premultiplied.store(a3, target, x + 3, opaque: opaque)
+                                Premultiplied.store(a4, target, x + 4, opaque: opaque)
+                                Premultiplied.store(a5, target, x + 5, opaque: opaque)
+                                Premultiplied.store(a6, target, x + 6, opaque: opaque)
+                                Premultiplied.store(a7, target, x + 7, opaque: opaque)
                                 x += 8
                             }
                             while x + 4 <= dw {
@@ -155,16 +207,16 @@ public struct Resampler: Sendable {
                                     a2 += row[2] * weight
                                     a3 += row[3] * weight
                                 }
-                                Premultiplied.store(a0, target, x)
-                                Premultiplied.store(a1, target, x + 1)
-                                Premultiplied.store(a2, target, x + 2)
-                                Premultiplied.store(a3, target, x + 3)
+                                Premultiplied.store(a0, target, x, opaque: opaque)
+                                Premultiplied.store(a1, target, x + 1, opaque: opaque)
+                                Premultiplied.store(a2, target, x + 2, opaque: opaque)
+                                Premultiplied.store(a3, target, x + 3, opaque: opaque)
                                 x += 4
                             }
                             while x < dw {
                                 var acc = SIMD4<Float>.zero
                                 for k in 0..<count { acc += taps[k][x] * weights[k] }
-                                Premultiplied.store(acc, target, x)
+                                Premultiplied.store(acc, target, x, opaque: opaque)
                                 x += 1
                             }
                         }
@@ -172,6 +224,50 @@ public struct Resampler: Sendable {
                 }
             }
         }
+    }
+
+    /// Output rows `rows` in 16-bit fixed point in both passes (``FixedPointKernel`` into a ring
+    /// of ``OpaqueRows`` values), streaming as `resample` does, as long as every source row
+    /// they read is opaque. Returns the first output row it did not make (`rows.upperBound`
+    /// when it made them all): that row reads a source row with transparency.
+    private static func resampleOpaque(
+        _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xFixed: FixedPointKernel,
+        yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int
+    ) -> Int {
+        let lo = xTable.firstInput, end = xTable.endInput
+        // Images with transparency near the top give up here, before allocating.
+        guard let y0 = rows.first, PixelPairs.areOpaque(base + (yTable.starts[y0] * sw + lo) * 4, count: end - lo) else {
+            return rows.lowerBound
+        }
+        // Zero past the loaded span, as in `resample`.
+        let lineCount = sw + xTable.stride
+        let pairs = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: lineCount)
+        pairs.initialize(repeating: .zero, count: lineCount)
+        defer { pairs.deallocate() }
+        let capacity = yTable.stride
+        let ring = UnsafeMutablePointer<SIMD4<Int16>>.allocate(capacity: capacity * dw)
+        defer { ring.deallocate() }
+        // One more than the taps: an odd count's last pair reads a row with weight zero.
+        let taps = UnsafeMutablePointer<UnsafePointer<SIMD4<Int16>>>.allocate(capacity: capacity + 1)
+        defer { taps.deallocate() }
+        var ringStart = 0, ringEnd = 0
+        for y in rows {
+            let start = yTable.starts[y]
+            let count = yTable.counts[y]
+            if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
+            while ringEnd < start + count {
+                let sourceRow = base + ringEnd * sw * 4
+                guard PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) else { return y }
+                PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
+                xFixed.convolve(pairs, table: xTable, into: ring + (ringEnd % capacity) * dw)
+                ringEnd += 1
+                ringStart = max(ringStart, ringEnd - capacity)
+            }
+            for k in 0..<count { taps[k] = UnsafePointer(ring + ((start + k) % capacity) * dw) }
+            taps[count] = taps[count - 1]
+            yFixed.filter(taps, count: count, output: y, width: dw, into: outBase + y * dw * 4)
+        }
+        return rows.upperBound
     }
 
     /// The region clipped to the image; the whole image when `nil` or empty after clipping.
@@ -230,6 +326,7 @@ struct KernelTable {
         var lowest = inSize
         var highest = 0
         var row = [Double](repeating: 0, count: stride)
+        let lanczosSteps = Lanczos3Sines.Steps(step: inverse)
         for i in 0..<outSize {
             let center = start + (Double(i) + 0.5) * scale
             var lo = max(0, Int((center - support + 0.5).rounded(.down)))
@@ -237,7 +334,24 @@ struct KernelTable {
             hi = min(hi, lo + stride)
             var total = 0.0
             var n = 0
-            if lo < hi {
+            if lo < hi && filter == .lanczos3 {
+                // The taps are evenly spaced, so their sines follow a recurrence: two sine
+                // calls per run of up to 16 taps instead of two per tap (the table was a
+                // tenth of a small resize's time).
+                var x = lo
+                while x < hi {
+                    let runEnd = min(hi, x + 16)
+                    var sines = Lanczos3Sines(at: (Double(x) - center + 0.5) * inverse, next: (Double(x + 1) - center + 0.5) * inverse, steps: lanczosSteps)
+                    while x < runEnd {
+                        let w = ResizeFilter.lanczos3((Double(x) - center + 0.5) * inverse, sines.current)
+                        sines.advance()
+                        row[n] = w
+                        total += w
+                        n += 1
+                        x += 1
+                    }
+                }
+            } else if lo < hi {
                 for x in lo..<hi {
                     let w = filter.weight((Double(x) - center + 0.5) * inverse)
                     row[n] = w

@@ -48,6 +48,13 @@ public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomString
         }
     }
 
+    /// Lanczos3 at `x` from `sin(πx)` and `sin(πx/3)` computed elsewhere (``Lanczos3Sines``).
+    static func lanczos3(_ x: Double, _ sines: (Double, Double)) -> Double {
+        guard x > -3 && x < 3 else { return 0 }
+        if x == 0 { return 1 }
+        return sines.0 / (Double.pi * x) * (sines.1 / (Double.pi * (x / 3)))
+    }
+
     private static func sinc(_ x: Double) -> Double {
         if x == 0 { return 1 }
         let px = Double.pi * x
@@ -64,5 +71,43 @@ public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomString
             return ((-b - 6 * c) * t * t * t + (6 * b + 30 * c) * t * t + (-12 * b - 48 * c) * t + (8 * b + 24 * c)) / 6
         }
         return 0
+    }
+}
+
+/// `sin(πx)` and `sin(πx/3)` at evenly spaced `x`, by the recurrence
+/// `sin(θ + δ) = 2 cos δ · sin θ − sin(θ − δ)`: for ``KernelTable``, whose Lanczos3 taps are
+/// evenly spaced. Over the 16 steps it is used for, the error stays near 10⁻¹⁴, far below the
+/// `Float` weights' resolution.
+struct Lanczos3Sines {
+    /// `2 cos(π · step)` and `2 cos(π · step / 3)`.
+    struct Steps {
+        let full: Double
+        let third: Double
+
+        init(step: Double) {
+            full = 2 * cos(Double.pi * step)
+            third = 2 * cos(Double.pi * (step / 3))
+        }
+    }
+
+    private let steps: Steps
+    private var now: (Double, Double)
+    private var next: (Double, Double)
+
+    /// Starts at `x`; `next` is the following position (`x + step`).
+    init(at x: Double, next: Double, steps: Steps) {
+        self.steps = steps
+        now = (sin(Double.pi * x), sin(Double.pi * (x / 3)))
+        self.next = (sin(Double.pi * next), sin(Double.pi * (next / 3)))
+    }
+
+    /// `(sin(πx), sin(πx/3))` at the current position.
+    var current: (Double, Double) { now }
+
+    /// Moves to the next position.
+    mutating func advance() {
+        let after = (steps.full * next.0 - now.0, steps.third * next.1 - now.1)
+        now = next
+        next = after
     }
 }
