@@ -5,7 +5,7 @@ import WebImageCore
 /// `d`×`d` block of stored pixels is averaged into one reduced pixel as the rows arrive, so only
 /// one stored row, a row of block sums and the reduced canvas are ever allocated.
 extension SPNGDecoding {
-    /// Decodes a non-interlaced PNG at ⌈w/d⌉×⌈h/d⌉: reduced pixel (i, j) is the average of the
+    /// Decodes a non-interlaced PNG at ⌈w/d⌉×⌈h/d⌉ (`d` 1 is ``decode(_:limits:)``): reduced pixel (i, j) is the average of the
     /// stored pixels `i·d ..< min((i+1)·d, w)` × `j·d ..< min((j+1)·d, h)`, weighted by alpha
     /// (colours of transparent pixels do not bleed), as ``/WebImageCore/PixelBuffer/downscaled(to:)``
     /// averages. Same context setup, format, flags and CRC policy as ``decode(_:limits:)``.
@@ -15,6 +15,8 @@ extension SPNGDecoding {
     ///   `unsupportedFormat` for an interlaced image (its rows arrive pass by pass).
     static func decode(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits, scaleDenominator d: Int) throws -> SPNGImage {
         precondition(d >= 1, "scale denominator \(d)")
+        // 1/1 is the stored image, transparent pixels' colours included.
+        guard d > 1 else { return try decode(bytes, limits: limits) }
         return try withContext(bytes, limits: limits) { ctx in
             let header = try header(ctx, limits: limits, scaleDenominator: d)
             guard !header.interlaced else {
