@@ -28,8 +28,10 @@ import WebImageCore
 /// ``/WebImageCore/WebImageError/imageTooLarge(reason:)``. Image data chunks are not capped (their output is
 /// bounded by the canvas limit).
 ///
-/// **Thumbnails**: PNG cannot shrink while decoding; the full image is decoded, then reduced
-/// with ``/WebImageCore/PixelBuffer/thumbnail(to:)``.
+/// **Thumbnails**: ``decode(_:options:)`` decodes the full image, then reduces it with
+/// ``/WebImageCore/PixelBuffer/thumbnail(to:)``. A still, non-interlaced PNG can instead be
+/// decoded at 1/2 … 1/8 of its size row by row, without the full canvas, with
+/// ``decode(_:scaleDenominator:options:)``.
 ///
 /// **Encoding** writes PNG (RGBA8 when the image has alpha that is used, RGB8 otherwise) and,
 /// for images with several frames and ``/WebImageCore/EncodeOptions/keepAnimation``, APNG.

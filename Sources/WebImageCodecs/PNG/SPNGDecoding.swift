@@ -66,15 +66,16 @@ enum SPNGDecoding {
         return try body(ctx)
     }
 
-    /// Reads and checks IHDR (limits included) through libspng.
-    static func header(_ ctx: OpaquePointer, limits: DecodeLimits) throws -> PNGHeader {
+    /// Reads and checks IHDR (limits included) through libspng: the pixel limit on the stored
+    /// size, the decoded-bytes budget on the canvas a decode at 1/`scaleDenominator` allocates.
+    static func header(_ ctx: OpaquePointer, limits: DecodeLimits, scaleDenominator: Int = 1) throws -> PNGHeader {
         var ihdr = spng_ihdr()
         let rc = spng_get_ihdr(ctx, &ihdr)
         guard rc == 0 else { throw error(rc, "header") }
         let header = PNGHeader(
             width: Int(ihdr.width), height: Int(ihdr.height), bitDepth: ihdr.bit_depth,
             colorType: ihdr.color_type, interlaced: ihdr.interlace_method != 0)
-        try limits.check(canvas: header.size)
+        try limits.check(canvas: header.size, allocating: PNGCoder.reducedSize(of: header.size, scaleDenominator: scaleDenominator))
         return header
     }
 
@@ -103,13 +104,17 @@ enum SPNGDecoding {
                 rc = spng_decode_image(ctx, out.baseAddress, size, fmt, Int32(SPNG_DECODE_TRNS.rawValue))
                 guard rc == 0 else { throw error(rc, "decode") }
             }
-            // libspng leaves the last IDAT's CRC unread once the image is complete; reading the
-            // rest of the file checks it. Other trouble after the image (no IEND, trailing junk)
-            // is ignored: the pixels are complete.
-            let tail = spng_decode_chunks(ctx)
-            guard tail != Int32(SPNG_ECHUNK_CRC.rawValue) else { throw error(tail, "image data") }
-            let hasAlpha = header.hasAlphaChannel || hasTransparencyChunk(ctx)
-            return SPNGImage(pixels: pixels, header: header, hasAlpha: hasAlpha)
+            return try finish(ctx, pixels: pixels, header: header)
         }
+    }
+
+    /// What follows a complete image: libspng leaves the last IDAT's CRC unread once the image
+    /// is complete; reading the rest of the file checks it. Other trouble after the image (no
+    /// IEND, trailing junk) is ignored: the pixels are complete.
+    static func finish(_ ctx: OpaquePointer, pixels: PixelBuffer, header: PNGHeader) throws -> SPNGImage {
+        let tail = spng_decode_chunks(ctx)
+        guard tail != Int32(SPNG_ECHUNK_CRC.rawValue) else { throw error(tail, "image data") }
+        let hasAlpha = header.hasAlphaChannel || hasTransparencyChunk(ctx)
+        return SPNGImage(pixels: pixels, header: header, hasAlpha: hasAlpha)
     }
 }

@@ -14,7 +14,7 @@ struct DecodedSource: Sendable {
 struct ImageProcessor: Sendable {
     var coders: CodersManager = .shared
     var limits = ProcessingLimits()
-    /// Whether JPEG and still WebP sources may be decoded reduced (``ShrinkOnLoad``); off, every source is
+    /// Whether JPEG, still WebP and PNG sources may be decoded reduced (``ShrinkOnLoad``); off, every source is
     /// decoded at full size (tests compare the two).
     var shrinkOnLoad = true
 
@@ -51,7 +51,7 @@ struct ImageProcessor: Sendable {
         return metadata
     }
 
-    /// Decodes `data` with the limits applied again by the decoder. A JPEG or still WebP the
+    /// Decodes `data` with the limits applied again by the decoder. A JPEG, still WebP or PNG the
     /// request scales down by 2 or more is decoded reduced (see ``ShrinkOnLoad``) unless
     /// ``shrinkOnLoad`` is off.
     func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
@@ -75,8 +75,8 @@ struct ImageProcessor: Sendable {
         }
     }
 
-    /// `data` decoded reduced when it is a JPEG or a still WebP that `options` scale down by 2 or
-    /// more (``ShrinkOnLoad``); `nil` for a full-size decode. The header is read as the decoder
+    /// `data` decoded reduced when it is a JPEG, a still WebP or a still non-interlaced PNG that
+    /// `options` scale down by 2 or more (``ShrinkOnLoad``); `nil` for a full-size decode. The header is read as the decoder
     /// itself reads it, so its orientation is the one applied; unreadable, the full decode
     /// reports why.
     private func decodeReduced(_ data: Data, options: ProcessingOptions, decodeOptions: DecodeOptions) throws -> DecodedSource? {
@@ -90,6 +90,11 @@ struct ImageProcessor: Sendable {
             let webp = WebPCoder()
             guard webp.isStill(data), let metadata = try? webp.readMetadata(data) else { return nil }
             (decoder, header) = (.webp, metadata)
+        case .png:
+            // Interlaced files and APNG animations decode at full size, as before.
+            let png = PNGCoder()
+            guard png.canDecodeReduced(data), let metadata = try? png.readMetadata(data) else { return nil }
+            (decoder, header) = (.png, metadata)
         default:
             return nil
         }
@@ -101,6 +106,7 @@ struct ImageProcessor: Sendable {
         let image = switch decoder {
         case .jpeg: try JPEGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
         case .webp: try WebPCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
+        case .png: try PNGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
         }
         return DecodedSource(image: image, reduction: geometry.reduction(denominator))
     }

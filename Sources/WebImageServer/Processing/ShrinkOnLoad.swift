@@ -1,8 +1,10 @@
 import WebImage
 
-/// Shrink on load (issue #15): a JPEG or still WebP source that the request scales down by 2 or
-/// more is decoded reduced — a JPEG at the smallest DCT scale (1/2, 1/4, 1/8), a WebP at the
-/// largest integer shrink from 2 to 8 that libwebp's rescaler applies while decoding — as long as
+/// Shrink on load (issue #15): a JPEG, still WebP or still non-interlaced PNG source that the
+/// request scales down by 2 or more is decoded reduced — a JPEG at the smallest DCT scale (1/2,
+/// 1/4, 1/8), a WebP at the largest integer shrink from 2 to 8 that libwebp's rescaler applies
+/// while decoding, a PNG at the largest integer shrink from 2 to 8 averaged block by block as
+/// libspng decodes its rows — as long as
 /// the reduced pixels still number at least the scaled result's across the source crop, as
 /// imgproxy (libvips `shrink`) and thumbor (Pillow's `draft`) do; the one final resample runs
 /// from the reduced pixels.
@@ -47,7 +49,7 @@ struct ShrinkOnLoad: Sendable {
         guard [0, 90, 180, 270].contains(options.rotate) else { return 1 }
         let plan = GeometryPlan(source: fullSize, options: options)
         let area = plan.sourceCrop, scaled = plan.scaledSize
-        // Both decoders round the reduced sides up (⌈side / d⌉), so a crop at least d times the
+        // Every decoder rounds the reduced sides up (⌈side / d⌉), so a crop at least d times the
         // scaled size keeps at least the scaled size's pixels.
         for d in decoder.denominators.sorted(by: >)
         where area.width >= scaled.width * d && area.height >= scaled.height * d {
@@ -60,9 +62,9 @@ struct ShrinkOnLoad: Sendable {
     func reduction(_ denominator: Int) -> ReducedSource {
         let reduced = decoder.reducedSize(of: storedSize, scaleDenominator: denominator)
         switch decoder {
-        case .jpeg:
-            // libjpeg's reduced pixel i covers stored pixels i·d ..< (i+1)·d, padding at the far
-            // end. An axis whose direction the orientation or rotation reversed has that padding
+        case .jpeg, .png:
+            // libjpeg's (and the PNG block average's) reduced pixel i covers stored pixels
+            // i·d ..< (i+1)·d, padding (or a partial block) at the far end. An axis whose direction the orientation or rotation reversed has that padding
             // at its start instead: full coordinate v is then reduced (v + padding) / d.
             func padding(_ source: AxisMap.Source) -> Int {
                 guard source.reversed else { return 0 }
@@ -103,12 +105,17 @@ enum ReducedDecoder: Sendable, Hashable {
     /// libwebp's rescaler (``/WebImageCodecs/WebPCoder/decode(_:scaleDenominator:options:)``):
     /// 1/2 … 1/8 of a still image, the reduced pixels spread evenly over the stored ones.
     case webp
+    /// libspng's row-by-row decode averaged in d×d blocks
+    /// (``/WebImageCodecs/PNGCoder/decode(_:scaleDenominator:options:)``): 1/2 … 1/8 of a still,
+    /// non-interlaced PNG, each reduced pixel a d×d block, a partial block at the far end.
+    case png
 
     /// The denominators besides 1 the decoder offers.
     var denominators: [Int] {
         switch self {
         case .jpeg: JPEGCoder.reducedDecodeDenominators
         case .webp: WebPCoder.reducedDecodeDenominators
+        case .png: PNGCoder.reducedDecodeDenominators
         }
     }
 
@@ -117,6 +124,7 @@ enum ReducedDecoder: Sendable, Hashable {
         switch self {
         case .jpeg: JPEGCoder.reducedSize(of: size, scaleDenominator: scaleDenominator)
         case .webp: WebPCoder.reducedSize(of: size, scaleDenominator: scaleDenominator)
+        case .png: PNGCoder.reducedSize(of: size, scaleDenominator: scaleDenominator)
         }
     }
 }
@@ -128,11 +136,11 @@ struct ReducedSource: Sendable, Hashable {
     var denominator: Int
     /// The full displayed size the geometry is planned on.
     var fullSize: PixelSize
-    /// Reduced pixels per full pixel on each displayed axis: 1/d for a JPEG, w′/w for a WebP.
+    /// Reduced pixels per full pixel on each displayed axis: 1/d for a JPEG or PNG, w′/w for a WebP.
     var scaleX: Double
     var scaleY: Double
-    /// Full pixels of encoder padding before the image on each displayed axis (a JPEG's
-    /// reversed axes; see ``ShrinkOnLoad/reduction(_:)``).
+    /// Full pixels of encoder padding (or of a PNG's partial block) before the image on each
+    /// displayed axis (a JPEG's or PNG's reversed axes; see ``ShrinkOnLoad/reduction(_:)``).
     var offsetX: Int
     var offsetY: Int
 
