@@ -29,13 +29,7 @@ struct FixedPointKernel {
     init?(_ table: KernelTable) {
         let stride = table.stride
         let outputs = table.counts.count
-        var largest: Float = 0
-        for w in table.weights { largest = max(largest, abs(w)) }
-        guard largest > 0, largest.isFinite else { return nil }
-        // The most fractional bits that keep every weight within Int16.
-        var precision = 0
-        while precision < 24 && (largest * Float(1 << (precision + 1))).rounded() <= 32767 { precision += 1 }
-        guard precision >= 12 else { return nil }
+        guard let precision = table.fixedPointPrecision(limit: 24) else { return nil }
         let one = 1 << precision
         // The pair steps of each group of four outputs, then of each output past the last.
         var steps: [Int] = []
@@ -55,7 +49,7 @@ struct FixedPointKernel {
         let weights = [SIMD8<Int16>](unsafeUninitializedCapacity: total) { buffer, initialized in
             buffer.initialize(repeating: .zero)
             initialized = total
-            table.weights.withUnsafeBufferPointer { w in
+            do {
                 var quantised = [Int](repeating: 0, count: stride + 1)
                 var next = 0
                 var group = 0
@@ -65,25 +59,11 @@ struct FixedPointKernel {
                     for o in 0..<width {
                         let output = i + o
                         let count = table.counts[output]
-                        var sum = 0
-                        var largestTap = 0
-                        for k in 0..<count {
-                            // Rounded half away from zero, as `rounded()` (a libm call).
-                            let v = w[output * stride + k] * Float(one)
-                            quantised[k] = Int(v < 0 ? v - 0.5 : v + 0.5)
-                            sum += quantised[k]
-                            if abs(quantised[k]) > abs(quantised[largestTap]) { largestTap = k }
-                        }
-                        // The rounding residue goes to the largest tap, so the weights sum to
-                        // exactly one.
-                        quantised[largestTap] += one - sum
-                        quantised[count] = 0
-                        var magnitude = 0
-                        for k in 0..<count { magnitude += abs(quantised[k]) }
+                        let (largestWeight, magnitude) = table.quantise(output: output, one: one, into: &quantised)
                         widest = max(widest, magnitude)
                         // Every weight must fit Int16, and every partial sum, at most
                         // 255 × Σ|w| in magnitude, Int32.
-                        guard abs(quantised[largestTap]) <= 32767, magnitude <= Int(Int32.max) / 255 else {
+                        guard largestWeight <= 32767, magnitude <= Int(Int32.max) / 255 else {
                             failed = true
                             break
                         }

@@ -22,32 +22,16 @@ struct OpaqueRows {
     init?(_ table: KernelTable) {
         let stride = table.stride
         let outputs = table.counts.count
-        var largest: Float = 0
-        for w in table.weights { largest = max(largest, abs(w)) }
-        guard largest > 0, largest.isFinite else { return nil }
-        var precision = 0
-        while precision < 15 && (largest * Float(1 << (precision + 1))).rounded() <= 32767 { precision += 1 }
-        guard precision >= 12 else { return nil }
+        guard let precision = table.fixedPointPrecision(limit: 15) else { return nil }
         let one = 1 << precision
         let pairStride = (stride + 1) / 2
         var steps = [SIMD8<Int16>](repeating: .zero, count: outputs * pairStride)
         var quantised = [Int](repeating: 0, count: stride + 1)
         for i in 0..<outputs {
             let count = table.counts[i]
-            var sum = 0
-            var largestTap = 0
-            for k in 0..<count {
-                let v = table.weights[i * stride + k] * Float(one)
-                quantised[k] = Int(v < 0 ? v - 0.5 : v + 0.5)
-                sum += quantised[k]
-                if abs(quantised[k]) > abs(quantised[largestTap]) { largestTap = k }
-            }
-            quantised[largestTap] += one - sum
-            quantised[count] = 0
-            var magnitude = 0
-            for k in 0..<count { magnitude += abs(quantised[k]) }
+            let (largestWeight, magnitude) = table.quantise(output: i, one: one, into: &quantised)
             // Values are within ±2¹⁵, so Σ|w| ≤ 2¹⁶ − 1 keeps every sum within Int32.
-            guard abs(quantised[largestTap]) <= 32767, magnitude <= 65535 else { return nil }
+            guard largestWeight <= 32767, magnitude <= 65535 else { return nil }
             for t in 0..<(count + 1) / 2 {
                 let w0 = Int16(quantised[2 * t]), w1 = Int16(quantised[2 * t + 1])
                 steps[i * pairStride + t] = SIMD8(w0, w1, w0, w1, w0, w1, w0, w1)
