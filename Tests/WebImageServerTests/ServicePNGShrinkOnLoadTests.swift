@@ -99,20 +99,8 @@ import WebImageTesting
     @Test("Given an RGBA PNG scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
     func reducedDecodeMatchesFullDecode(_ item: Case) async throws {
         let data = Self.withOrientation(Self.source, item.orientation)
-        let harness = try await ServiceHarness.start()
-        defer { Task { await harness.stop() } }
-        harness.origin.route("/photo.png", .ok(data, contentType: "image/png"))
-        let reply = try await harness.get(harness.plainPath("/photo.png", options: item.options, ext: "png"))
-        #expect(reply.status == 200, "\(reply.text)")
-        let served = try TestImages.decode(reply.body)
-
-        // The reference: the same processing from a full-size decode.
-        let options = try ProcessingOptions.parse(segments: item.options.split(separator: "/").map(String.init), presets: PresetTable())
-        let full = ImageProcessor(shrinkOnLoad: false)
-        let decoded = try full.decode(data, options: options, keepAnimation: false)
-        #expect(decoded.reduction == nil)
-        let reference = try TestImages.decode(try full.encode(try full.transform(decoded, options: options), as: .png, options: options))
-        #expect(served.pixelSize == reference.pixelSize)
+        let comparison = try await ShrinkOnLoadComparison.run(data, path: "/photo.png", contentType: "image/png", options: item.options)
+        let (served, reference) = (comparison.served, comparison.reference)
         // Compared premultiplied: a nearly transparent pixel's straight colour is mostly rounding
         // (alpha 1 against 0 at a stripe's edge gives any colour), its contribution is not.
         let difference = try #require(PixelDifference.between(Self.premultiplied(served.pixels), Self.premultiplied(reference.pixels)))
@@ -120,8 +108,7 @@ import WebImageTesting
         // axes, w′/w scale) gives 29.5–38.3 dB, averaging without alpha weights 33.7–37.3 dB.
         #expect(difference.psnr >= 37.5, "\(difference)")
 
-        let metrics = try await harness.get("/metrics")
-        #expect(metrics.text.contains("webimage_decodes_total{scale=\"\(item.scale)\"} 1"), "\(metrics.text)")
+        #expect(comparison.decoded(at: item.scale), "\(comparison.metrics)")
     }
 
     @Test("Given an interlaced PNG scaled down, when served, then it is decoded at full size", .enabled(if: Corpus.isAvailable))

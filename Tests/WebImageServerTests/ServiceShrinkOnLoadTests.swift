@@ -68,28 +68,14 @@ import WebImageTesting
     @Test("Given a JPEG scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
     func reducedDecodeMatchesFullDecode(_ item: Case) async throws {
         let data = Self.withOrientation(Self.source, item.orientation)
-        let harness = try await ServiceHarness.start()
-        defer { Task { await harness.stop() } }
-        harness.origin.route("/photo.jpg", .ok(data, contentType: "image/jpeg"))
-        let reply = try await harness.get(harness.plainPath("/photo.jpg", options: item.options, ext: "png"))
-        #expect(reply.status == 200, "\(reply.text)")
-        let served = try TestImages.decode(reply.body)
-
-        // The reference: the same processing from a full-size decode.
-        let options = try ProcessingOptions.parse(segments: item.options.split(separator: "/").map(String.init), presets: PresetTable())
-        let full = ImageProcessor(shrinkOnLoad: false)
-        let decoded = try full.decode(data, options: options, keepAnimation: false)
-        #expect(decoded.reduction == nil)
-        // Encoded and decoded as the service does (PNG keeps alpha and orientation rules).
-        let reference = try TestImages.decode(try full.encode(try full.transform(decoded, options: options), as: .png, options: options))
-        #expect(served.pixelSize == reference.pixelSize)
+        let comparison = try await ShrinkOnLoadComparison.run(data, path: "/photo.jpg", contentType: "image/jpeg", options: item.options)
+        let (served, reference) = (comparison.served, comparison.reference)
         let difference = try #require(PixelDifference.between(served.pixels, reference.pixels))
         // 41 dB where the 1/8 block average is the result, 48–56 dB elsewhere; mapping the
         // region without the reversed axes' padding offset gives 18–38 dB.
         #expect(difference.psnr >= 38, "\(difference)")
 
-        let metrics = try await harness.get("/metrics")
-        #expect(metrics.text.contains("webimage_decodes_total{scale=\"\(item.scale)\"} 1"), "\(metrics.text)")
+        #expect(comparison.decoded(at: item.scale), "\(comparison.metrics)")
     }
 
     @Test("Given an 800×600 JPEG shrunk to 100×75, when processed, then the 1/8 decode is the result without resampling")

@@ -77,27 +77,14 @@ import WebImageTesting
     @Test("Given a still WebP scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
     func reducedDecodeMatchesFullDecode(_ item: Case) async throws {
         let data = Self.withOrientation(Self.source, item.orientation)
-        let harness = try await ServiceHarness.start()
-        defer { Task { await harness.stop() } }
-        harness.origin.route("/photo.webp", .ok(data, contentType: "image/webp"))
-        let reply = try await harness.get(harness.plainPath("/photo.webp", options: item.options, ext: "png"))
-        #expect(reply.status == 200, "\(reply.text)")
-        let served = try TestImages.decode(reply.body)
-
-        // The reference: the same processing from a full-size decode.
-        let options = try ProcessingOptions.parse(segments: item.options.split(separator: "/").map(String.init), presets: PresetTable())
-        let full = ImageProcessor(shrinkOnLoad: false)
-        let decoded = try full.decode(data, options: options, keepAnimation: false)
-        #expect(decoded.reduction == nil)
-        let reference = try TestImages.decode(try full.encode(try full.transform(decoded, options: options), as: .png, options: options))
-        #expect(served.pixelSize == reference.pixelSize)
+        let comparison = try await ShrinkOnLoadComparison.run(data, path: "/photo.webp", contentType: "image/webp", options: item.options)
+        let (served, reference) = (comparison.served, comparison.reference)
         let difference = try #require(PixelDifference.between(served.pixels, reference.pixels))
         // 43.8–47.2 dB; mapping by 1/d instead of the reduced side over the stored one gives
         // 34–39 dB, and JPEG-style padding offsets on reversed axes 15–24 dB.
         #expect(difference.psnr >= 40, "\(difference)")
 
-        let metrics = try await harness.get("/metrics")
-        #expect(metrics.text.contains("webimage_decodes_total{scale=\"\(item.scale)\"} 1"), "\(metrics.text)")
+        #expect(comparison.decoded(at: item.scale), "\(comparison.metrics)")
     }
 
     @Test("Given an animated WebP scaled down, when served, then its frames are decoded at full size and all kept")
