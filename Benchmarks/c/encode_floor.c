@@ -12,6 +12,7 @@
  * The thumbnail is made once, untimed: the JPEG FILE decoded at 1/DENOM with TurboJPEG, then a
  * plain box average down to W x H. Only the encodes are timed (after one warm-up encode each).
  *
+ * build: gcc -O2 -o encode_floor encode_floor.c -lturbojpeg -lwebp -lavif   (Benchmarks/run-service.sh does)
  * usage: encode_floor FILE ITERATIONS DENOM W H [jpeg:Q] [webp:Q] [avif:Q] ...
  * prints one line per encoder:
  *   <codec> q=<Q> cpu_ms=<median process CPU ms> median_ms=<median wall ms> bytes=<output size>
