@@ -563,10 +563,21 @@ def version_of(argv):
 def render(results, settings):
     lines = []
     add = lines.append
-    add(f"Command: `{settings['command']}` ({settings['rounds']} rounds; {REQUESTS} requests per task, "
-        f"contender and round at concurrency 1, GIF a quarter of that; {C4_REQUESTS} at concurrency 4; "
-        f"wrk {WRK_SECONDS} s). {settings['date']}, webimage {settings['rev']}, {settings['thumbor']}, "
-        f"{settings['vips']}.")
+    sections = settings["sections"]
+    parts = []
+    if "tasks" in sections:
+        parts.append(f"{settings['rounds']} rounds; {REQUESTS} requests per task, contender and round at "
+                     f"concurrency 1, GIF a quarter of that")
+    if "c4" in sections:
+        parts.append(f"{C4_REQUESTS} at concurrency 4")
+    if "floor" in sections:
+        parts.append(f"floor: {FLOOR_ITERATIONS} calls × 3")
+    if "hits" in sections:
+        parts.append(f"wrk {WRK_SECONDS} s")
+    if "scale" in sections:
+        parts.append(f"sweep: {SCALE_ROUNDS} rounds × {SCALE_REQUESTS} requests")
+    add(f"Command: `{settings['command']}` ({'; '.join(parts)}). {settings['date']}, webimage {settings['rev']}, "
+        f"{settings['thumbor']}, {settings['vips']}.")
     add("")
     add(f"Machine: {settings['machine']}.")
     add("")
