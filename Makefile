@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-hits fuzz soak cluster-demo soak-service clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz soak cluster-demo soak-service clean
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -62,12 +62,20 @@ bench: bench-setup
 	bash Benchmarks/run-decode-tiff-svg-pdf.sh
 
 ## bench-service: `webimage serve` against thumbor 7.8 (venv under .build-bench-venv) on generated
-## sources, interleaved, with vipsthumbnail as the floor: CPU-ms per request, req/s, p50/p99,
-## peak RSS, ratios; result-cache hits with wrk (docs/PERFORMANCE.md "Service"). Installs wrk,
-## libvips-tools and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, PROFILE=1,
+## sources, interleaved, with vipsthumbnail and the codec libraries called directly as floors:
+## CPU-ms per request, req/s, p50/p99, peak RSS, ratios; result-cache hits with wrk; the sweep
+## over 1 and 2 workers/processes (docs/PERFORMANCE.md "Service"). Installs wrk, libvips-tools,
+## gcc and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, SECTIONS, PROFILE=1,
 ## UPDATE_DOC=docs/PERFORMANCE.md (see Benchmarks/python/service_bench.py)
 bench-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash Benchmarks/run-service.sh
+
+## bench-scale: only the sweep of bench-service — the 2 MP JPEG task closed-loop at saturation on
+## ours with --workers 1 and 2 and thumbor with --processes 1 and 2: CPU-ms per request at N
+## against N = 1, req/s, p50/p99 (SCALE_ROUNDS, SCALE_REQUESTS; N <= the machine's cores)
+bench-scale: setup
+	SECTIONS=scale BENCH_COMMAND="make bench-scale" SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" \
+	  bash Benchmarks/run-service.sh
 
 ## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
 ## every decoder entry point, under AddressSanitizer (own build folder .build-asan)

@@ -15,6 +15,12 @@ from the environment:
   UPDATE_DOC    a Markdown file whose block between the bench-service markers is replaced
   PROFILE       1 = also sample ours with `perf record` during extra JPEG and 12 MP segments and
                 write the top functions next to OUT (service-profile.txt)
+  SECTIONS      comma-separated parts to run (all): tasks (the interleaved table, vipsthumbnail
+                included), c4 (12 MP at concurrency 4), floor (the codec libraries called
+                directly, service_floor.py), hits (wrk), scale (the sweep over workers/processes)
+  DECODE_BENCH, ENCODE_FLOOR  the compiled Benchmarks/c programs the floor runs (run-service.sh
+                builds them); FLOOR_ITERATIONS timed calls per program run (31)
+  SCALE_ROUNDS, SCALE_REQUESTS  the sweep: rounds (3), and requests per configuration and round (40)
 
 Every request renders: ours gets a fresh `cb:` (cache buster) option per request and has no
 source cache (no --cache-dir), so it fetches from the origin each time; thumbor runs with
@@ -28,6 +34,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -40,6 +47,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import service_floor  # noqa: E402  (next to this file)
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MARK_BEGIN = "<!-- bench-service:begin -->"
@@ -55,6 +64,11 @@ ROUNDS = env_int("ROUNDS", 5)
 REQUESTS = env_int("REQUESTS", 12)
 C4_REQUESTS = env_int("C4_REQUESTS", 24)
 WRK_SECONDS = env_int("WRK_SECONDS", 5)
+FLOOR_ITERATIONS = env_int("FLOOR_ITERATIONS", 31)
+SCALE_ROUNDS = env_int("SCALE_ROUNDS", 3)
+SCALE_REQUESTS = env_int("SCALE_REQUESTS", 40)
+ALL_SECTIONS = ("tasks", "c4", "floor", "hits", "scale")
+SECTIONS = [x for x in os.environ.get("SECTIONS", "").replace(" ", "").split(",") if x] or list(ALL_SECTIONS)
 REQUEST_TIMEOUT = 120
 
 
@@ -135,6 +149,11 @@ def status_kb(pid, key):
 
 def peak_rss_mb(pid):
     return max(status_kb(p, "VmHWM") for p in descendants(pid)) / 1024
+
+
+def peak_rss_sum_mb(pid):
+    """Sum of every process's own peak (an upper bound of the tree's peak; for several processes)."""
+    return sum(status_kb(p, "VmHWM") for p in descendants(pid)) / 1024
 
 
 def rss_mb(pid):
@@ -257,7 +276,8 @@ def run_segment(server, task, origin, count, concurrency=1):
     wall = time.perf_counter() - t0
     cpu = cpu_seconds(server.pid) - cpu0
     return {"cpu_ms": cpu * 1000 / count, "rps": count / wall, "lat": latencies,
-            "peak_mb": peak_rss_mb(server.pid), "failures": failures}
+            "peak_mb": peak_rss_mb(server.pid), "peak_sum_mb": peak_rss_sum_mb(server.pid),
+            "processes": len(descendants(server.pid)), "failures": failures}
 
 
 def describe(body):
@@ -390,6 +410,98 @@ def cache_hits(server, origin, workdir):
     return result
 
 
+def scale_sweep(makers, configs, task, origin, servers):
+    """The sweep over cores (issue #15: "CPU-ms per request stays constant from 1 to N workers";
+    "thumbor with several processes"): each configuration (name, n) a fresh instance started by
+    makers[name](n) — n workers (ours), n processes (thumbor), n one-worker instances behind
+    nginx (ours-nginx) — driven closed-loop at concurrency 2 per worker (one request rendering,
+    one waiting: saturated), SCALE_ROUNDS rounds of SCALE_REQUESTS requests, the configurations
+    interleaved (the order reversed every other round). Returns {(name, n): row}."""
+    configs = [c for c in configs if c[0] in makers]
+    started, samples, rows = {}, {c: [] for c in configs}, {}
+    try:
+        for name, n in configs:
+            try:
+                server = makers[name](n)
+            except RuntimeError as error:
+                rows[(name, n)] = {"error": str(error)}
+                continue
+            servers.append(server)
+            note, error = check(server, task, origin)
+            if error:
+                rows[(name, n)] = {"error": error}
+                continue
+            # Warm every process and worker up before timing.
+            run_segment(server, task, origin, 4 * n, concurrency=2 * n)
+            started[(name, n)] = server
+        for r in range(SCALE_ROUNDS):
+            order = [c for c in configs if c in started]
+            for c in (order if r % 2 == 0 else order[::-1]):
+                samples[c].append(run_segment(started[c], task, origin, SCALE_REQUESTS, concurrency=2 * c[1]))
+            print(f"bench-service: scale sweep round {r + 1}/{SCALE_ROUNDS} done", file=sys.stderr)
+    finally:
+        for server in started.values():
+            server.stop()
+            servers.remove(server)
+    for c, segs in samples.items():
+        if not segs:
+            continue
+        failures = [f for s in segs for f in s["failures"]]
+        lat = [l for s in segs for l in s["lat"]]
+        rows[c] = {"cpu_ms": statistics.median(s["cpu_ms"] for s in segs),
+                   "rps": statistics.median(s["rps"] for s in segs),
+                   "p50": percentile(lat, 50) * 1000, "p99": percentile(lat, 99) * 1000,
+                   "peak_sum_mb": max(s["peak_sum_mb"] for s in segs),
+                   "processes": max(s["processes"] for s in segs),
+                   "concurrency": 2 * c[1], "requests": sum(len(s["lat"]) for s in segs),
+                   "failures": f"{len(failures)} failed: {failures[0]}" if failures else ""}
+    return {c: rows[c] for c in configs if c in rows}
+
+
+CLUSTER_SCRIPT = """set -eu
+# n `webimage serve --workers 1` instances, then nginx in front of them (exec: the instances
+# become the nginx master's children, so the whole cluster is one process tree to measure).
+{starts}
+for port in {ports}; do
+  i=0
+  until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$port/health"; do
+    i=$((i + 1)); [ "$i" -lt 600 ] || {{ echo "instance on $port did not start" >&2; exit 1; }}
+    sleep 0.1
+  done
+done
+exec {nginx} -p {prefix}/ -c {prefix}/nginx.conf -e {prefix}/logs/error.log -g 'daemon off;'
+"""
+
+
+def make_cluster(webimage, n, workdir, url):
+    """n one-worker instances of ours behind nginx with deploy/nginx/nginx.conf (hash on the URI,
+    proxy_cache on disk, keep-alive to the upstreams), as `make cluster-demo` runs them; every
+    request is a distinct URL, so each one is an nginx cache miss that renders."""
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    if not nginx or not shutil.which("curl"):
+        raise RuntimeError("nginx or curl not installed (`make setup` installs both)")
+    prefix = os.path.join(workdir, f"nginx-{n}")
+    for d in ("logs", "tmp", "cache"):
+        os.makedirs(os.path.join(prefix, d), exist_ok=True)
+    ports = [free_port() for _ in range(n)]
+    listen = free_port()
+    upstreams = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=3s;" for p in ports)
+    user = "user root;" if os.getuid() == 0 else ""
+    with open(os.path.join(ROOT, "deploy", "nginx", "nginx.conf")) as f:
+        template = f.read().splitlines()
+    with open(os.path.join(prefix, "nginx.conf"), "w") as f:
+        for line in template:
+            if not line.lstrip().startswith("#"):  # the header comment names the placeholders too
+                line = line.replace("@LISTEN@", f"127.0.0.1:{listen}").replace("@UPSTREAMS@", upstreams)
+                line = line.replace("@USER@", user)
+            f.write(line + "\n")
+    starts = "\n".join(f"{shlex.quote(webimage)} serve --bind 127.0.0.1:{p} --workers 1 --allow-network loopback "
+                       f">{shlex.quote(os.path.join(prefix, f'instance-{p}.log'))} 2>&1 &" for p in ports)
+    script = CLUSTER_SCRIPT.format(starts=starts, ports=" ".join(map(str, ports)), nginx=shlex.quote(nginx),
+                                   prefix=shlex.quote(prefix))
+    return Server(f"ours-nginx-{n}", ["bash", "-c", script], listen, workdir, url, "/health")
+
+
 def profile(server, task, origin, workdir):
     """perf samples of the server over one segment of task: the top functions by self time."""
     perf = shutil.which("perf")
@@ -451,18 +563,33 @@ def version_of(argv):
 def render(results, settings):
     lines = []
     add = lines.append
-    add(f"Command: `{settings['command']}` ({settings['rounds']} rounds; {REQUESTS} requests per task, "
-        f"contender and round at concurrency 1, GIF a quarter of that; {C4_REQUESTS} at concurrency 4; "
-        f"wrk {WRK_SECONDS} s). {settings['date']}, webimage {settings['rev']}, {settings['thumbor']}, "
-        f"{settings['vips']}.")
+    sections = settings["sections"]
+    parts = []
+    if "tasks" in sections:
+        parts.append(f"{settings['rounds']} rounds; {REQUESTS} requests per task, contender and round at "
+                     f"concurrency 1, GIF a quarter of that")
+    if "c4" in sections:
+        parts.append(f"{C4_REQUESTS} at concurrency 4")
+    if "floor" in sections:
+        parts.append(f"floor: {FLOOR_ITERATIONS} calls × 3")
+    if "hits" in sections:
+        parts.append(f"wrk {WRK_SECONDS} s")
+    if "scale" in sections:
+        parts.append(f"sweep: {SCALE_ROUNDS} rounds × {SCALE_REQUESTS} requests")
+    add(f"Command: `{settings['command']}` ({'; '.join(parts)}). {settings['date']}, webimage {settings['rev']}, "
+        f"{settings['thumbor']}, {settings['vips']}.")
     add("")
     add(f"Machine: {settings['machine']}.")
     add("")
     add("Sources (generated, photo-like): " + "; ".join(settings["sources"]) + ".")
     add("")
-    add("| Task | Contender | CPU-ms/req | req/s (c1) | p50 ms | p99 ms | peak RSS MB | ours ÷ thumbor (CPU) | output |")
-    add("|---|---|---:|---:|---:|---:|---:|---:|---|")
-    for task in results["tasks"]:
+    if settings["sections"] != list(ALL_SECTIONS):
+        add(f"Sections run: {', '.join(settings['sections'])} (`SECTIONS`; the others were left out).")
+        add("")
+    if "tasks" in settings["sections"]:
+        add("| Task | Contender | CPU-ms/req | req/s (c1) | p50 ms | p99 ms | peak RSS MB | ours ÷ thumbor (CPU) | output |")
+        add("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    for task in (results["tasks"] if "tasks" in settings["sections"] else []):
         rows = results["by_task"][task.id]
         ours_cpu = rows.get("ours", {}).get("cpu_ms")
         th_cpu = rows.get("thumbor", {}).get("cpu_ms")
@@ -485,7 +612,13 @@ def render(results, settings):
             add(f"| {task.title} | vipsthumbnail (floor) | {fmt(floor)} | | | | | | file to file, no HTTP |")
         elif floor:
             add(f"| {task.title} | vipsthumbnail (floor) | – | | | | | | {floor} |")
-    add("")
+    if "tasks" in settings["sections"]:
+        add("")
+    if results.get("floor2"):
+        def cpu_of(name):
+            return {t.id: results["by_task"].get(t.id, {}).get(name, {}).get("cpu_ms") for t in TASKS}
+        lines.extend(service_floor.render(results["floor2"], {t.id: t.title for t in TASKS},
+                                          cpu_of("thumbor"), cpu_of("ours")))
     if results.get("c4"):
         add("12 MP JPEG → 500×375 at **concurrency 4**, each contender a fresh instance (peak RSS; goal ≤ 100 MB for ours):")
         add("")
@@ -507,6 +640,33 @@ def render(results, settings):
                 f"{hits['non2xx']} non-2xx, socket errors: {hits['socket_errors']}{ratio}.")
         else:
             add(f"Result-cache hits, ours with {label}: not measured ({hits.get('error')}).")
+        add("")
+    if results.get("scale"):
+        add(f"**Scaling with cores** (2 MP JPEG → fit 512, JPEG q80): each configuration a fresh instance, "
+            f"driven closed-loop at concurrency 2 per worker or process (one request rendering, one waiting: "
+            f"saturated), {SCALE_ROUNDS} rounds × {SCALE_REQUESTS} requests, the configurations interleaved; "
+            f"medians of the rounds. CPU-ms counts every process of the configuration (thumbor's parent and "
+            f"its forked children; nginx's master and worker and the instances behind it, each request a "
+            f"distinct URL: an nginx cache miss that renders and is stored). This machine has {os.cpu_count()} cores, so N ≤ 2, and the load generator "
+            f"(Python, one connection per request) and other work share those cores: req/s at N = 2 cannot "
+            f"reach 2× while anything else runs, CPU-ms/req is the figure that should stay constant.")
+        add("")
+        add("| Contender | N | concurrency | CPU-ms/req | CPU-ms ÷ N=1 | req/s | req/s ÷ N=1 | p50 ms | p99 ms | "
+            "peak RSS MB (Σ processes) | processes |")
+        add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for (name, n), row in results["scale"].items():
+            label = {"ours": f"ours `--workers {n}`",
+                     "ours-nginx": f"ours, {n} instances × `--workers 1` behind nginx (deploy/nginx)"}.get(
+                         name, f"{name} `--processes {n}`")
+            if "error" in row:
+                add(f"| {label} | {n} | – | – | – | – | – | – | – | – | {row['error']} |")
+                continue
+            base = results["scale"].get((name.split("-")[0], 1), {})
+            cpu_ratio = fmt(row["cpu_ms"] / base["cpu_ms"], 2) + "×" if base.get("cpu_ms") else "–"
+            rps_ratio = fmt(row["rps"] / base["rps"], 2) + "×" if base.get("rps") else "–"
+            add(f"| {label} | {n} | {row['concurrency']} | {fmt(row['cpu_ms'])} | {cpu_ratio} | {fmt(row['rps'])} | "
+                f"{rps_ratio} | {fmt(row['p50'], 0)} | {fmt(row['p99'], 0)} | {fmt(row['peak_sum_mb'], 0)} | "
+                f"{row['processes']}{'; ' + row['failures'] if row['failures'] else ''} |")
         add("")
     if results.get("thumbor_error"):
         add(f"thumbor was not measured: {results['thumbor_error']}")
@@ -547,6 +707,9 @@ def main():
     # `timeout` and kill send SIGTERM: unwind through `finally` so the servers are stopped too
     # (they run in sessions of their own).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    unknown = [x for x in SECTIONS if x not in ALL_SECTIONS]
+    if unknown:
+        sys.exit(f"bench-service: unknown SECTIONS {','.join(unknown)} (known: {','.join(ALL_SECTIONS)})")
     webimage = os.environ["WEBIMAGE"]
     thumbor_bin = os.environ.get("THUMBOR", "")
     thumbor_error = os.environ.get("THUMBOR_ERROR", "")
@@ -571,9 +734,9 @@ def main():
         # How to start each contender: the concurrency-4 segment starts a fresh instance of each.
         makers = {}
 
-        def make_ours():
-            return Server("ours", [webimage, "serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback"],
-                          None, workdir, lambda t, o, cb: f"/insecure/{t.ours}/cb:{cb}/plain/http://{o}/{t.source}",
+        def make_ours(workers=None, name="ours"):
+            argv = [webimage, "serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback"]
+            return Server(name, argv + (["--workers", str(workers)] if workers else []), None, workdir, lambda t, o, cb: f"/insecure/{t.ours}/cb:{cb}/plain/http://{o}/{t.source}",
                           "/health")
         makers["ours"] = make_ours
         ours = make_ours()
@@ -583,10 +746,10 @@ def main():
             conf = os.path.join(workdir, "thumbor.conf")
             with open(conf, "w") as f:
                 f.write(THUMBOR_CONF)
-            def make_thumbor():
+            def make_thumbor(processes=1, name="thumbor"):
                 port = free_port()
-                return Server("thumbor", [thumbor_bin, "--ip", "127.0.0.1", "--port", str(port), "--conf", conf,
-                                          "--processes", "1", "-l", "warning"],
+                return Server(name, [thumbor_bin, "--ip", "127.0.0.1", "--port", str(port), "--conf", conf,
+                                     "--processes", str(processes), "-l", "warning"],
                               port, workdir, lambda t, o, cb: f"/unsafe/{t.thumbor}/{o}/{t.source}", "/healthcheck")
             makers["thumbor"] = make_thumbor
             try:
@@ -599,16 +762,18 @@ def main():
 
         results = {"tasks": tasks, "by_task": {t.id: {} for t in tasks}, "floor": {}, "thumbor_error": thumbor_error}
         usable = {}
-        for task in tasks:
+        for task in (tasks if "tasks" in SECTIONS or "c4" in SECTIONS else []):
             for c in contenders:
                 note, error = check(c, task, origin)
                 if error:
                     results["by_task"][task.id][c.name] = {"error": error}
                 else:
                     usable[(task.id, c.name)] = note
-        print(f"bench-service: {len(tasks)} tasks × {len(contenders)} contenders × {ROUNDS} rounds", file=sys.stderr)
+        rounds = ROUNDS if "tasks" in SECTIONS else 0
+        if rounds:
+            print(f"bench-service: {len(tasks)} tasks × {len(contenders)} contenders × {ROUNDS} rounds", file=sys.stderr)
         samples = {key: [] for key in usable}
-        for r in range(ROUNDS):
+        for r in range(rounds):
             for task in tasks:
                 order = contenders if (r + tasks.index(task)) % 2 == 0 else contenders[::-1]
                 for c in order:
@@ -616,6 +781,8 @@ def main():
                         samples[(task.id, c.name)].append(run_segment(c, task, origin, task.requests()))
             print(f"bench-service: round {r + 1}/{ROUNDS} done", file=sys.stderr)
         for (task_id, name), segs in samples.items():
+            if not segs:
+                continue
             failures = [f for s in segs for f in s["failures"]]
             row = {"cpu_ms": statistics.median(s["cpu_ms"] for s in segs),
                    "rps": statistics.median(s["rps"] for s in segs),
@@ -625,7 +792,7 @@ def main():
                    "note": usable[(task_id, name)] + (f"; {len(failures)} failed: {failures[0]}" if failures else "")}
             results["by_task"][task_id][name] = row
 
-        if any(t.id == "12mp" for t in tasks) and C4_REQUESTS > 0:
+        if "c4" in SECTIONS and any(t.id == "12mp" for t in tasks) and C4_REQUESTS > 0:
             task = next(t for t in tasks if t.id == "12mp")
             results["c4"] = {}
             for c in contenders:
@@ -633,7 +800,7 @@ def main():
                     continue
                 # A fresh instance, so its peak is the 4 concurrent renders' and not what the
                 # earlier tasks left in the allocator.
-                fresh = makers[c.name]()
+                fresh = makers[c.name](name=f"{c.name}-c4")
                 servers.append(fresh)
                 try:
                     idle = rss_mb(fresh.pid)
@@ -648,11 +815,32 @@ def main():
                 if seg["failures"]:
                     results["c4"][c.name]["error"] = f"{len(seg['failures'])} failed: {seg['failures'][0]}"
 
-        print("bench-service: vipsthumbnail floor", file=sys.stderr)
-        for task in tasks:
-            results["floor"][task.id] = vips_floor(task, sources, workdir, max(4, task.requests()))
+        if "tasks" in SECTIONS:
+            print("bench-service: vipsthumbnail floor", file=sys.stderr)
+            for task in tasks:
+                results["floor"][task.id] = vips_floor(task, sources, workdir, max(4, task.requests()))
 
-        if WRK_SECONDS > 0:
+        if "floor" in SECTIONS:
+            print("bench-service: the codec libraries called directly (floor)", file=sys.stderr)
+            programs = [os.environ.get("DECODE_BENCH", ""), os.environ.get("ENCODE_FLOOR", "")]
+            if all(p and os.access(p, os.X_OK) for p in programs):
+                results["floor2"] = service_floor.measure(os.path.join(sources, "photo.jpg"), *programs,
+                                                          iterations=FLOOR_ITERATIONS)
+            else:
+                results["floor2"] = {"error": os.environ.get("FLOOR_ERROR") or
+                                     "DECODE_BENCH and ENCODE_FLOOR (Benchmarks/c, built by run-service.sh) not given"}
+
+        if "scale" in SECTIONS and SCALE_ROUNDS > 0 and SCALE_REQUESTS > 0:
+            print("bench-service: scale sweep (1 and 2 workers/processes)", file=sys.stderr)
+            sweep_makers = {"ours": lambda n: make_ours(workers=n, name=f"ours-w{n}"),
+                            "ours-nginx": lambda n: make_cluster(webimage, n, workdir, ours.url)}
+            if "thumbor" in makers and any(c.name == "thumbor" for c in contenders):
+                sweep_makers["thumbor"] = lambda n: make_thumbor(processes=n, name=f"thumbor-p{n}")
+            configs = [("ours", 1), ("ours", 2), ("ours-nginx", 2), ("thumbor", 1), ("thumbor", 2)]
+            results["scale"] = scale_sweep(sweep_makers, configs, next(t for t in TASKS if t.id == "jpeg"),
+                                           origin, servers)
+
+        if "hits" in SECTIONS and WRK_SECONDS > 0:
             print("bench-service: result-cache hits (wrk)", file=sys.stderr)
             results["hits"] = [("no source cache (the default)", cache_hits(ours, origin, workdir))]
             cached = Server("ours-cache-dir", [webimage, "serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback",
@@ -683,6 +871,7 @@ def main():
             "vips": version_of(["vips", "--version"]),
             "machine": machine_note(load_start, os.getloadavg()[0]),
             "sources": source_notes,
+            "sections": SECTIONS,
         }
         block = render(results, settings)
         os.makedirs(os.path.dirname(out_path), exist_ok=True)
@@ -691,11 +880,18 @@ def main():
         with open(out_path.rsplit(".", 1)[0] + ".json", "w") as f:
             json.dump({"settings": settings,
                        "by_task": results["by_task"], "floor": results["floor"],
-                       "c4": results.get("c4"), "hits": results.get("hits")}, f, indent=1, default=str)
+                       "c4": results.get("c4"), "hits": results.get("hits"), "libraries": results.get("floor2"),
+                       "scale": {f"{name} N={n}": row for (name, n), row in (results.get("scale") or {}).items()}},
+                      f, indent=1, default=str)
         print(block)
         print(f"bench-service: results in {out_path}", file=sys.stderr)
         if os.environ.get("UPDATE_DOC"):
-            update_doc(os.environ["UPDATE_DOC"], block)
+            if SECTIONS != list(ALL_SECTIONS):
+                # The block documents a whole run; a partial one would drop the other sections.
+                print(f"bench-service: SECTIONS={','.join(SECTIONS)} is a partial run; "
+                      f"{os.environ['UPDATE_DOC']} not updated", file=sys.stderr)
+            else:
+                update_doc(os.environ["UPDATE_DOC"], block)
     finally:
         for s in reversed(servers):
             try:
