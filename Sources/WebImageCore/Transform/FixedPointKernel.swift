@@ -104,7 +104,7 @@ struct FixedPointKernel {
         let half = SIMD4<Int32>(repeating: 1 << (shift - 1))
         let offset = SIMD4<Int32>(repeating: 128 << OpaqueRows.fraction)
         convolve(pairs, table: table) { i, sum in
-            output[i] = SIMD4<Int16>(truncatingIfNeeded: ((sum &+ half) &>> shift) &- offset)
+            output[i] = Lanes.int16(truncating: ((sum &+ half) &>> shift) &- offset)
         }
     }
 
@@ -164,7 +164,7 @@ struct FixedPointKernel {
     /// `[p₀w₀ + p₁w₁, p₂w₂ + p₃w₃, …]`: the pattern LLVM turns into `pmaddwd` (SSE2).
     @inline(__always)
     static func multiplyAdd(_ pixels: SIMD8<Int16>, _ weights: SIMD8<Int16>) -> SIMD4<Int32> {
-        let products = SIMD8<Int32>(truncatingIfNeeded: pixels) &* SIMD8<Int32>(truncatingIfNeeded: weights)
+        let products = Lanes.int32(pixels) &* Lanes.int32(weights)
         return products.evenHalf &+ products.oddHalf
     }
 }

@@ -53,10 +53,8 @@ struct OpaqueRows {
         let half = SIMD4<Int32>(repeating: 1 << (shift - 1))
         let out = UnsafeMutableRawPointer(bytes)
         @inline(__always) func put(_ sum: SIMD4<Int32>, _ x: Int) {
-            var v = ((sum &+ half) &>> shift) &+ 128
-            v = v.replacing(with: 0, where: v .< 0)
-            v = v.replacing(with: 255, where: v .> 255)
-            out.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), toByteOffset: x &* 4, as: SIMD4<UInt8>.self)
+            let v = ((sum &+ half) &>> shift) &+ 128
+            out.storeBytes(of: Lanes.clampedBytes(v), toByteOffset: x &* 4, as: SIMD4<UInt8>.self)
         }
         @inline(__always) func interleave(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> (SIMD8<Int16>, SIMD8<Int16>) {
             (SIMD8(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]), SIMD8(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]))

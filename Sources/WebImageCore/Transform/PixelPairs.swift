@@ -45,10 +45,10 @@ enum PixelPairs {
                 x[0], y[0], x[1], y[1], x[2], y[2], x[3], y[3], x[4], y[4], x[5], y[5], x[6], y[6], x[7], y[7])
             let high = SIMD16<UInt8>(
                 x[8], y[8], x[9], y[9], x[10], y[10], x[11], y[11], x[12], y[12], x[13], y[13], x[14], y[14], x[15], y[15])
-            pairs[j] = SIMD8<Int16>(truncatingIfNeeded: low.lowHalf)
-            pairs[j &+ 1] = SIMD8<Int16>(truncatingIfNeeded: low.highHalf)
-            pairs[j &+ 2] = SIMD8<Int16>(truncatingIfNeeded: high.lowHalf)
-            pairs[j &+ 3] = SIMD8<Int16>(truncatingIfNeeded: high.highHalf)
+            pairs[j] = Lanes.int16(low.lowHalf)
+            pairs[j &+ 1] = Lanes.int16(low.highHalf)
+            pairs[j &+ 2] = Lanes.int16(high.lowHalf)
+            pairs[j &+ 3] = Lanes.int16(high.highHalf)
             j &+= 4
         }
         while j < end {
