@@ -38,35 +38,27 @@ import WebImageTesting
         return Data([0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload) + jpeg.dropFirst(2)
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        var options: String
-        var orientation: UInt8
-        /// The scale the decode must happen at ("1" for full size).
-        var scale: String
-        var testDescription: String { "\(options) (EXIF \(orientation)) at \(scale)" }
-    }
-
-    static let cases: [Case] = [
-        Case(options: "rs:fit:65:65", orientation: 1, scale: "1/8"),
-        Case(options: "rs:fit:65:65", orientation: 3, scale: "1/8"),
-        Case(options: "rs:fit:150:150", orientation: 6, scale: "1/2"),
-        Case(options: "rs:fit:95:95", orientation: 8, scale: "1/4"),
-        Case(options: "rs:fill:75:75/g:nowe", orientation: 5, scale: "1/4"),
-        Case(options: "rs:fill:50:30/g:soea", orientation: 7, scale: "1/4"),
-        Case(options: "c:300:200:ea/rs:fit:70:0", orientation: 1, scale: "1/4"),
-        Case(options: "rs:fit:150:150/rot:90", orientation: 2, scale: "1/2"),
-        Case(options: "rs:fit:80:80/rot:270", orientation: 6, scale: "1/4"),
-        Case(options: "rs:force:50:150/rot:180", orientation: 4, scale: "1/2"),
-        Case(options: "rs:fit:30:30/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
-        Case(options: "rs:fit:65:65/ar:0", orientation: 6, scale: "1/8"),
+    static let cases: [ShrinkOnLoadCase] = [
+        ShrinkOnLoadCase(options: "rs:fit:65:65", orientation: 1, scale: "1/8"),
+        ShrinkOnLoadCase(options: "rs:fit:65:65", orientation: 3, scale: "1/8"),
+        ShrinkOnLoadCase(options: "rs:fit:150:150", orientation: 6, scale: "1/2"),
+        ShrinkOnLoadCase(options: "rs:fit:95:95", orientation: 8, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:fill:75:75/g:nowe", orientation: 5, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:fill:50:30/g:soea", orientation: 7, scale: "1/4"),
+        ShrinkOnLoadCase(options: "c:300:200:ea/rs:fit:70:0", orientation: 1, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:fit:150:150/rot:90", orientation: 2, scale: "1/2"),
+        ShrinkOnLoadCase(options: "rs:fit:80:80/rot:270", orientation: 6, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:force:50:150/rot:180", orientation: 4, scale: "1/2"),
+        ShrinkOnLoadCase(options: "rs:fit:30:30/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
+        ShrinkOnLoadCase(options: "rs:fit:65:65/ar:0", orientation: 6, scale: "1/8"),
         // Full size: the result depends on full-resolution pixels, or the shrink is under 2.
-        Case(options: "rs:fit:65:65/t:10", orientation: 1, scale: "1"),
-        Case(options: "rs:fill:64:64/g:sm", orientation: 1, scale: "1"),
-        Case(options: "rs:fit:300:300", orientation: 6, scale: "1"),
+        ShrinkOnLoadCase(options: "rs:fit:65:65/t:10", orientation: 1, scale: "1"),
+        ShrinkOnLoadCase(options: "rs:fill:64:64/g:sm", orientation: 1, scale: "1"),
+        ShrinkOnLoadCase(options: "rs:fit:300:300", orientation: 6, scale: "1"),
     ]
 
     @Test("Given a JPEG scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
-    func reducedDecodeMatchesFullDecode(_ item: Case) async throws {
+    func reducedDecodeMatchesFullDecode(_ item: ShrinkOnLoadCase) async throws {
         let data = Self.withOrientation(Self.source, item.orientation)
         let comparison = try await ShrinkOnLoadComparison.run(data, path: "/photo.jpg", contentType: "image/jpeg", options: item.options)
         let (served, reference) = (comparison.served, comparison.reference)

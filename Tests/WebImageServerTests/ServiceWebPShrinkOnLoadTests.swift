@@ -47,35 +47,28 @@ import WebImageTesting
         return Data(Array("RIFF".utf8) + le(body.count, 4) + body)
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        var options: String
-        var orientation: UInt8
-        /// The scale the decode must happen at ("1" for full size).
-        var scale: String
-        var testDescription: String { "\(options) (EXIF \(orientation)) at \(scale)" }
-    }
-
-    static let cases: [Case] = [
-        Case(options: "rs:fit:150:150", orientation: 1, scale: "1/8"),
-        Case(options: "rs:fit:240:240", orientation: 3, scale: "1/5"),
-        Case(options: "rs:fit:190:190", orientation: 6, scale: "1/6"),
-        Case(options: "rs:fit:400:400", orientation: 8, scale: "1/3"),
-        Case(options: "rs:fill:100:100/g:nowe", orientation: 5, scale: "1/7"),
-        Case(options: "rs:fill:160:100/g:soea", orientation: 7, scale: "1/4"),
-        Case(options: "c:600:400:ea/rs:fit:140:0", orientation: 1, scale: "1/4"),
-        Case(options: "rs:fit:300:300/rot:90", orientation: 2, scale: "1/4"),
-        Case(options: "rs:fit:160:160/rot:270", orientation: 6, scale: "1/7"),
-        Case(options: "rs:force:100:300/rot:180", orientation: 4, scale: "1/2"),
-        Case(options: "rs:fit:60:60/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
-        Case(options: "rs:fit:150:150/ar:0", orientation: 6, scale: "1/8"),
+    /// Shared with the PNG suite, whose test image has the same size.
+    static let cases: [ShrinkOnLoadCase] = [
+        ShrinkOnLoadCase(options: "rs:fit:150:150", orientation: 1, scale: "1/8"),
+        ShrinkOnLoadCase(options: "rs:fit:240:240", orientation: 3, scale: "1/5"),
+        ShrinkOnLoadCase(options: "rs:fit:190:190", orientation: 6, scale: "1/6"),
+        ShrinkOnLoadCase(options: "rs:fit:400:400", orientation: 8, scale: "1/3"),
+        ShrinkOnLoadCase(options: "rs:fill:100:100/g:nowe", orientation: 5, scale: "1/7"),
+        ShrinkOnLoadCase(options: "rs:fill:160:100/g:soea", orientation: 7, scale: "1/4"),
+        ShrinkOnLoadCase(options: "c:600:400:ea/rs:fit:140:0", orientation: 1, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:fit:300:300/rot:90", orientation: 2, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:fit:160:160/rot:270", orientation: 6, scale: "1/7"),
+        ShrinkOnLoadCase(options: "rs:force:100:300/rot:180", orientation: 4, scale: "1/2"),
+        ShrinkOnLoadCase(options: "rs:fit:60:60/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
+        ShrinkOnLoadCase(options: "rs:fit:150:150/ar:0", orientation: 6, scale: "1/8"),
         // Full size: the result depends on full-resolution pixels, or the shrink is under 2.
-        Case(options: "rs:fit:150:150/t:10", orientation: 1, scale: "1"),
-        Case(options: "rs:fill:100:100/g:sm", orientation: 1, scale: "1"),
-        Case(options: "rs:fit:700:700", orientation: 6, scale: "1"),
+        ShrinkOnLoadCase(options: "rs:fit:150:150/t:10", orientation: 1, scale: "1"),
+        ShrinkOnLoadCase(options: "rs:fill:100:100/g:sm", orientation: 1, scale: "1"),
+        ShrinkOnLoadCase(options: "rs:fit:700:700", orientation: 6, scale: "1"),
     ]
 
     @Test("Given a still WebP scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
-    func reducedDecodeMatchesFullDecode(_ item: Case) async throws {
+    func reducedDecodeMatchesFullDecode(_ item: ShrinkOnLoadCase) async throws {
         let data = Self.withOrientation(Self.source, item.orientation)
         let comparison = try await ShrinkOnLoadComparison.run(data, path: "/photo.webp", contentType: "image/webp", options: item.options)
         let (served, reference) = (comparison.served, comparison.reference)

@@ -42,3 +42,13 @@ struct ShrinkOnLoadComparison {
         metrics.contains("webimage_decodes_total{scale=\"\(scale)\"} 1")
     }
 }
+
+/// One case of the shrink-on-load suites: URL options, the source's EXIF orientation, and the
+/// decode scale the service must pick.
+struct ShrinkOnLoadCase: Sendable, CustomTestStringConvertible {
+    var options: String
+    var orientation: UInt8
+    /// The scale the decode must happen at ("1" for full size).
+    var scale: String
+    var testDescription: String { "\(options) (EXIF \(orientation)) at \(scale)" }
+}
