@@ -53,7 +53,12 @@ import Glibc
         #expect(reply.text.hasPrefix("timed out"))
         #expect(reply.header("Connection") != "close", "the client-gone watch keeps the connection alive")
         #expect(await Self.eventually { harness.service.admittedCount == 0 })
-        #expect(try await harness.get(harness.plainPath("/free.png")).status == 200)
+        // The slot is free: with one worker and no queue, a request that found it taken would be
+        // refused with 429. The next one runs under the same 1 s processing deadline, so on a
+        // starved machine (make test-under-load) its own render may time out too: 200 or 504
+        // both show it was admitted.
+        let next = try await harness.get(harness.plainPath("/free.png"))
+        #expect(next.status == 200 || next.status == 504, "admitted, not refused: \(next.status) \(next.text)")
     }
 
     @Test func resultOverMaxResultBytesIs422() async throws {
