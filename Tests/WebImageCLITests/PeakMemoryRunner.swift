@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -157,23 +158,11 @@ enum BombFixtures {
 
     private static func chunk(_ type: String, _ payload: [UInt8]) -> [UInt8] {
         let typed = Array(type.utf8) + payload
-        return bigEndian(UInt32(payload.count)) + typed + bigEndian(crc32(typed))
+        return bigEndian(UInt32(payload.count)) + typed + bigEndian(CRC32.checksum(typed))
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var table = [UInt32](repeating: 0, count: 256)
-        for n in 0..<256 {
-            var c = UInt32(n)
-            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-            table[n] = c
-        }
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
     }
 
     /// Deflate's bit order: values LSB first, Huffman codes MSB first.

@@ -51,7 +51,7 @@ struct PNGAPNGMutationTests {
             // Bias towards the fields that matter: the first 26 bytes of the data.
             let position = chunk.start + 8 + generator.next(min(chunk.length, 26))
             bytes[position] = UInt8(generator.next(256))
-            let crc = PNGAnimatedSourceTests.crc32(bytes[(chunk.start + 4)..<(chunk.start + 8 + chunk.length)])
+            let crc = CRC32.checksum(bytes[(chunk.start + 4)..<(chunk.start + 8 + chunk.length)])
             let at = chunk.start + 8 + chunk.length
             bytes.replaceSubrange(at..<(at + 4), with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
             Self.exercise(coder, Data(bytes), path)

@@ -62,7 +62,7 @@ struct PNGAnimatedSourceTests {
         let second = try #require((0..<(bytes.count - 4)).filter { Array(bytes[$0..<($0 + 4)]) == fctl }.dropFirst().first)
         bytes[second + 4 + 4 + 8 + 3] = 1  // x_offset = 1: 1 + 4 > 4
         // Fix the chunk's CRC so that only the rectangle is wrong.
-        let crc = Self.crc32(bytes[second..<(second + 4 + 26)])
+        let crc = CRC32.checksum(bytes[second..<(second + 4 + 26)])
         bytes.replaceSubrange((second + 30)..<(second + 34), with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
         let decoded = try coder.decode(Data(bytes), options: .default)
         #expect(decoded.frames.count == 1)
@@ -83,15 +83,5 @@ struct PNGAnimatedSourceTests {
         let source = try coder.makeAnimatedSource(data, options: .default)
         #expect(try source.frame(at: 0).bytes == frames[0].pixels.bytes)
         #expect(throws: WebImageError.self) { try source.frame(at: 1) }
-    }
-
-    /// A plain bit-by-bit CRC-32 (independent of the coder's table version).
-    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 }

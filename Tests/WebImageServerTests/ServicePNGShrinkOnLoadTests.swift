@@ -37,23 +37,13 @@ import WebImageTesting
         return try! CodersManager.shared.encode(Image(pixels: pixels, hasAlpha: true), format: .png, options: EncodeOptions())
     }()
 
-    /// CRC-32 as PNG chunks use it.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
-
     /// `png` with an `eXIf` chunk carrying `orientation` right after IHDR.
     static func withOrientation(_ png: Data, _ orientation: UInt8) -> Data {
         guard orientation != 1 else { return png }
         func be(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * (3 - $0))) } }
         let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]
         let typeAndData = Array("eXIf".utf8) + tiff
-        let chunk = be(tiff.count) + typeAndData + be(Int(crc32(typeAndData)))
+        let chunk = be(tiff.count) + typeAndData + be(Int(CRC32.checksum(typeAndData)))
         let bytes = [UInt8](png)
         return Data(bytes[0..<33] + chunk + bytes[33...])
     }
@@ -70,7 +60,6 @@ import WebImageTesting
     }
 
     static let cases = ServiceWebPShrinkOnLoadTests.cases
-
 
     @Test("Given an RGBA PNG scaled down, when served, then it is decoded reduced and looks like the full-size path", arguments: cases)
     func reducedDecodeMatchesFullDecode(_ item: ShrinkOnLoadCase) async throws {

@@ -157,17 +157,8 @@ enum PNGFixtures {
         ihdr.append(contentsOf: [8, 6, 0, 0, 0])
         var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
         data.append(ihdr)
-        withUnsafeBytes(of: crc32(ihdr).bigEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: CRC32.checksum(ihdr).bigEndian) { data.append(contentsOf: $0) }
         return data
-    }
-
-    static func crc32(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in data {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 }
 

@@ -207,18 +207,9 @@ enum GzipStored {
             out.append(contentsOf: bytes[offset..<offset + count])
             offset += count
         } while offset < bytes.count
-        out.append(contentsOf: littleEndian32(crc32(bytes)))
+        out.append(contentsOf: littleEndian32(CRC32.checksum(bytes)))
         out.append(contentsOf: littleEndian32(UInt32(truncatingIfNeeded: bytes.count)))
         return out
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 
     private static func littleEndian16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
