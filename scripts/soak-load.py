@@ -11,6 +11,10 @@ first 10 % of the requests have completed and at the end, with VmHWM (its peak).
 With `peak`, only the 12 MP sources are used (only those whose names end in SOAK_PEAK_SOURCES,
 e.g. `.webp`, when that environment variable is set), each rendered to 500 px, and the line is
   soak-peak: sources=12MP concurrency=C requests=N rss_end=YMB peak=WMB
+With SOAK_PEAK_DISTINCT=1 as well, each peak request names its source with a query of its own
+(`p12.png?v=i`, which the origin ignores): the same bytes, but a distinct source URL to the
+service, which fetches and holds each copy separately (no source cache hit, no shared source) —
+the worst case of concurrent distinct sources; the line then says `sources=12MP…-distinct`.
 MB are MiB. Responses other than 200 and transport errors are counted on standard error and make
 the exit status 1.
 """
@@ -31,6 +35,7 @@ if peak_mode:
     sources = [s for s in sources if float(s[1]) >= 12 and s[0].endswith(os.environ.get("SOAK_PEAK_SOURCES", ""))]
     assert sources, "no 12 MP source matches SOAK_PEAK_SOURCES"
 names = [s[0] for s in sources]
+distinct = peak_mode and os.environ.get("SOAK_PEAK_DISTINCT") == "1"
 FORMATS = ["jpg", "webp", "png", "jpg", "webp"]
 
 
@@ -51,6 +56,8 @@ def path(i):
         width = min(width, 320)
     if peak_mode:
         width, fmt = 500, "jpg"
+        if distinct:
+            name += f"%3Fv%3D{i}"
     return f"/insecure/rs:fit:{width}:{width}/cb:{i}/plain/{origin}/{name}@{fmt}"
 
 
@@ -108,7 +115,7 @@ for t in threads:
     t.join()
 rss_end, peak = status_kb("VmRSS"), status_kb("VmHWM")
 if peak_mode:
-    print(f"soak-peak: sources=12MP{os.environ.get('SOAK_PEAK_SOURCES', '')} concurrency={concurrency} requests={count} "
+    print(f"soak-peak: sources=12MP{os.environ.get('SOAK_PEAK_SOURCES', '')}{'-distinct' if distinct else ''} concurrency={concurrency} requests={count} "
           f"rss_end={rss_end / 1024:.1f}MB peak={peak / 1024:.1f}MB")
 else:
     growth = (rss_end - rss_10pct) / rss_10pct * 100

@@ -10,6 +10,8 @@
 #        soak: requests=N rss_10pct=XMB rss_end=YMB growth=Z% peak=WMB
 # SOAK_PEAK_SOURCES=.webp (a name ending) limits the peak run to those 12 MP sources, and
 # SOAK_PEAK_ONLY=1 skips the soak run (e.g. one format's shrink-on-load peak, issue #15).
+# SOAK_PEAK_DISTINCT=1 gives every peak request a source URL of its own (same bytes; see
+# soak-load.py): 4 distinct 12 MP sources in memory at once instead of one shared source.
 # SOAK_SERVICE_ENV adds environment to the service only (e.g. `MALLOC_ARENA_MAX=4`, or
 # `LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2`); WEBIMAGE_BIN skips the build.
 # SOAK_RESULT_CACHE_BYTES (default 8 MiB) bounds the service's result cache, so the figures show

@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Before the service's threads allocate (docs/DEPLOYMENT.md, "Memory").
-        MallocArenas.limitForService(environment: ProcessInfo.processInfo.environment)
+        ServiceAllocator.tune(environment: ProcessInfo.processInfo.environment)
         var flags: [String: [String]] = [:]
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("max-src-resolution", maxSrcResolution),

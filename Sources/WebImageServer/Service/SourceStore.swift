@@ -4,7 +4,10 @@ import WebImage
 
 /// A fetched source: its bytes and an identity for ETags.
 struct SourceImage: Sendable {
-    var data: Data
+    /// The bytes, shared by the copies of this value (``SourcesInUse``).
+    var bytes: SourceBytes
+    /// The source file.
+    var data: Data { bytes.data }
     /// Hex SHA-256 of the bytes: the source's identity in ETags and result keys.
     var identity: String
     /// The origin's `Last-Modified`, if any.
@@ -15,6 +18,18 @@ struct SourceImage: Sendable {
     /// revalidation period): results made from it are reused for that long without asking
     /// the origin (SPEC V-8's result-cache hit path).
     var freshFor: Double
+
+    init(bytes: SourceBytes, identity: String, lastModified: String?, layer: String, freshFor: Double) {
+        self.bytes = bytes
+        self.identity = identity
+        self.lastModified = lastModified
+        self.layer = layer
+        self.freshFor = freshFor
+    }
+
+    init(data: Data, identity: String, lastModified: String?, layer: String, freshFor: Double) {
+        self.init(bytes: SourceBytes(data), identity: identity, lastModified: lastModified, layer: layer, freshFor: freshFor)
+    }
 }
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
@@ -24,6 +39,8 @@ final class SourceStore: Sendable {
     let diskCache: DiskCache?
     let configuration: ImageServiceConfiguration
     let flights = SingleFlight<String, SourceImage>()
+    /// Sources requests hold now: reused instead of fetched again while fresh.
+    let inUse = SourcesInUse()
 
     init(configuration: ImageServiceConfiguration) {
         self.configuration = configuration
@@ -53,45 +70,52 @@ final class SourceStore: Sendable {
         throw .sourceNotAllowed("unsupported scheme")
     }
 
-    /// The source's bytes; concurrent fetches of one source share one download.
+    /// The source's bytes; concurrent fetches of one source share one download, and a source
+    /// another request still holds is shared while fresh (``SourcesInUse``).
     func fetch(_ source: String) async throws -> SourceImage {
-        try await flights.run(source) { [self] in
-            if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
-            var validators: HTTPCacheValidators?
-            var cachedData: Data?
-            if let diskCache, let cached = diskCache.data(for: source) {
-                let extended = diskCache.extendedData(for: source)
-                let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
-                let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
-                if fresh || stored.isEmpty {
-                    let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
-                    return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
-                }
-                validators = stored
-                cachedData = cached
+        if let held = inUse.source(for: source) { return held }
+        let fetched = try await flights.run(source) { [self] in try await fetchAnew(source) }
+        inUse.insert(fetched, for: source)
+        return fetched
+    }
+
+    /// The source from the local root, the source cache or the origin.
+    private func fetchAnew(_ source: String) async throws -> SourceImage {
+        if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
+        var validators: HTTPCacheValidators?
+        var cachedData: Data?
+        if let diskCache, let cached = diskCache.data(for: source) {
+            let extended = diskCache.extendedData(for: source)
+            let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
+            let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+            if fresh || stored.isEmpty {
+                let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
+                return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
             }
-            let data: Data, response: ImageResponseInfo?
-            do {
-                (data, response) = try await download(source, validators: validators)
-            } catch ImageServiceError.notModified {
-                // The origin confirmed the cached copy: use it and restart its freshness period.
-                guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
-                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
-                return SourceImage(
-                    data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated",
-                    freshFor: configuration.sourceRevalidateAfter)
-            }
-            let lastModified = response?.value(forHeader: "Last-Modified")
-            if let diskCache {
-                var extended = DiskCacheExtendedData()
-                extended.originalURL = source
-                extended.eTag = response?.value(forHeader: "ETag")
-                extended.lastModified = lastModified
-                try? await diskCache.storeAndWait(data, forKey: source, extendedData: extended)
-            }
-            return SourceImage(
-                data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
+            validators = stored
+            cachedData = cached
         }
+        let data: Data, response: ImageResponseInfo?
+        do {
+            (data, response) = try await download(source, validators: validators)
+        } catch ImageServiceError.notModified {
+            // The origin confirmed the cached copy: use it and restart its freshness period.
+            guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
+            return SourceImage(
+                data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated",
+                freshFor: configuration.sourceRevalidateAfter)
+        }
+        let lastModified = response?.value(forHeader: "Last-Modified")
+        if let diskCache {
+            var extended = DiskCacheExtendedData()
+            extended.originalURL = source
+            extended.eTag = response?.value(forHeader: "ETag")
+            extended.lastModified = lastModified
+            try? await diskCache.storeAndWait(data, forKey: source, extendedData: extended)
+        }
+        return SourceImage(
+            data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
     }
 
     private func download(_ source: String, validators: HTTPCacheValidators?) async throws -> (Data, ImageResponseInfo?) {
