@@ -24,6 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HOST:PORT to listen on; port 0 picks a free port.") var bind: String?
     @Option(help: "Requests processed at once.") var workers: String?
     @Option(help: "Requests allowed to wait; beyond, 429.") var queue: String?
+    @Option(name: .customLong("fetch-ahead"), help: "Requests that may fetch their source while every worker is busy (default: all; 0 = only for a free worker).") var fetchAhead: String?
     @Option(name: .customLong("max-src-resolution"), help: "Largest source in megapixels.") var maxSrcResolution: String?
     @Option(name: .customLong("max-src-bytes"), help: "Largest source in bytes.") var maxSrcBytes: String?
     @Option(name: .customLong("max-animation-frames"), help: "Most frames of an animated source.") var maxAnimationFrames: String?
@@ -54,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         ServiceAllocator.tune(environment: ProcessInfo.processInfo.environment)
         var flags: [String: [String]] = [:]
         let single: [(String, String?)] = [
-            ("bind", bind), ("workers", workers), ("queue", queue), ("max-src-resolution", maxSrcResolution),
+            ("bind", bind), ("workers", workers), ("queue", queue), ("fetch-ahead", fetchAhead), ("max-src-resolution", maxSrcResolution),
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
             ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),

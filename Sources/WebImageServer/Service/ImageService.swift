@@ -18,6 +18,8 @@ public final class ImageService: Sendable {
     let results: ResultCache
     let gate: AdmissionGate
     let pool: ProcessingPool
+    /// Bounds the requests holding a fetched source (`fetchAhead`).
+    let slots: SourceSlots
     let renders = SingleFlight<String, RenderedResult>()
     let metrics: ServiceMetrics
     let now: @Sendable () -> Date
@@ -44,6 +46,7 @@ public final class ImageService: Sendable {
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
+        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead)
         metrics = ServiceMetrics()
         fallback = configuration.fallbackImage.map {
             SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
@@ -177,6 +180,9 @@ public final class ImageService: Sendable {
     }
 
     private func produce(path: String, request: ImageRequestPath, options: ProcessingOptions, choice: FormatChoice, ifNoneMatch: String?) async throws -> ServiceReply {
+        // From fetch until the answer is encoded, the request holds its source: a slot.
+        try await slots.acquire()
+        defer { slots.release() }
         let (source, fallbackStatus) = try await fetchSource(request)
         let sourceFormat = ImageFormat.detect(source.data)
         if options.raw {

@@ -33,6 +33,12 @@ public struct ImageServiceConfiguration: Sendable {
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Requests allowed to wait for a worker; beyond it, 429.
     public var queue = 64
+    /// Requests that may fetch their source while every worker is busy (each then holds its
+    /// encoded source until it is rendered): at most `workers + fetchAhead` sources are held at
+    /// once. `nil` (the default) lets every admitted request fetch at once, so fetches overlap
+    /// renders; `0` fetches a source only for a free worker, as imgproxy does, which bounds memory
+    /// by `workers` sources but leaves a worker idle while its source downloads.
+    public var fetchAhead: Int?
     /// Seconds a client is told to wait after a 429.
     public var retryAfter = 1
     /// Seconds a source download may take before 504.
