@@ -1,19 +1,21 @@
-/// Lane conversions and clamps for the resampler's hot loops, written with concrete scalar
-/// operations on each lane (LLVM turns them back into single vector instructions).
+/// Lane conversions and clamps for the resampler's hot loops.
 ///
-/// Why not the standard library's `init(truncatingIfNeeded:)` and `replacing(with:where:)`:
-/// they are generic, so the optimiser makes one specialisation per use, and SwiftPM compiles a
-/// module in several LLVM partitions (`-num-threads`); where a specialisation lands in another
-/// partition than the loop using it, it stays a call per pixel. Measured on the service's
-/// 1020×678 → 512×340 resize: 3.4 ms in the SwiftPM release build against 1.8 ms in a
-/// single-partition build of the same source, before these helpers.
+/// Why not the standard library's `init(truncatingIfNeeded:)` and `replacing(with:where:)`
+/// everywhere: they are generic, so the optimiser makes one specialisation per use, and whether
+/// each is inlined into the loop depends on how the module happens to be compiled — in SwiftPM's
+/// release build (`-num-threads`, one LLVM object per source file) they stayed calls per pixel:
+/// the service's 1020×678 → 512×340 resize took 3.4 ms there against 1.8 ms in a single
+/// `swiftc` invocation of the same source. Writing every lane by hand fixed the calls (2.5 ms in
+/// both builds) but cost the horizontal pass its `pmaddwd`: LLVM finds that instruction only in
+/// a vector sign extension feeding the multiply, which the hand-written `int32` hid. So `int32`
+/// is the standard library's conversion again, wrapped here so that it is always inlined, and
+/// the other three stay lane by lane (they compile to the same code either way): 1.8 ms in both
+/// builds (docs/PERFORMANCE.md, "The service's resize").
 enum Lanes {
     /// Each lane sign-extended to 32 bits.
     @inline(__always)
     static func int32(_ v: SIMD8<Int16>) -> SIMD8<Int32> {
-        SIMD8<Int32>(
-            Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]),
-            Int32(v[4]), Int32(v[5]), Int32(v[6]), Int32(v[7]))
+        SIMD8<Int32>(truncatingIfNeeded: v)
     }
 
     /// Each lane zero-extended to 16 bits.
