@@ -13,12 +13,13 @@
 /// - **The sliding mmap threshold.** A block of 128 KiB or more starts out in its own mapping,
 ///   returned to the system when freed; but each such free raises the threshold to the block's
 ///   size (up to 32 MiB), so after one 16 MiB source every later block up to 16 MiB is carved
-///   from an arena and stays there once freed. ``mmapThreshold`` fixes it at 4 MiB — sources,
-///   full-size decodes and large results are mapped and given back on free, while the few-MiB
-///   buffers of an ordinary render are reused from the arenas — and ``trimThreshold`` (16 MiB)
-///   keeps the arenas from being trimmed, and refilled, on every render (fixing the mmap
-///   threshold would otherwise leave glibc's 128 KiB trim threshold, which cost ~7 % CPU on the
-///   2 MP JPEG task).
+///   from an arena and stays there once freed. ``mmapThreshold`` fixes it at 8 MiB — large
+///   sources (a 16.6 MB 12 MP PNG), full-size canvases and large results are mapped and given
+///   back on free, while an ordinary render's buffers, a 4.6 MB 12 MP JPEG source included, are
+///   reused from the arenas (a 4 MiB threshold cost that 12 MP JPEG task ~3 CPU-ms in page
+///   faults) — and ``trimThreshold`` (32 MiB) keeps the arenas from being trimmed, and refilled,
+///   on every render (fixing the mmap threshold would otherwise leave glibc's 128 KiB trim
+///   threshold, which cost ~7 % CPU on the 2 MP JPEG task).
 ///
 /// Each setting is left alone when the environment already chooses it (`MALLOC_ARENA_MAX`,
 /// `MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, or the matching `glibc.malloc.*`
@@ -28,9 +29,9 @@ public enum ServiceAllocator {
     /// The arenas the service allows.
     public static let arenaLimit: Int32 = 2
     /// Blocks of this many bytes or more get a mapping of their own, unmapped when freed.
-    public static let mmapThreshold: Int32 = 4 << 20
+    public static let mmapThreshold: Int32 = 8 << 20
     /// Free memory at the top of an arena beyond this many bytes is given back.
-    public static let trimThreshold: Int32 = 16 << 20
+    public static let trimThreshold: Int32 = 32 << 20
 
     /// What ``tune(environment:)`` set.
     public struct Settings: Sendable, Equatable {
