@@ -55,7 +55,15 @@ final class ServiceHarness: Sendable {
         self.origin = origin
         self.service = service
         self.baseURL = "http://127.0.0.1:\(port)"
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // Requests that wait for one of the client's connections count against its connect
+        // timeout (10 s by default), which a starved machine can exceed while a test's 64
+        // concurrent requests queue behind 8 connections: allow every test request a connection
+        // of its own (they then also reach the service at once, as the tests mean) and a
+        // generous timeout.
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(60)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.task = task
     }
 
