@@ -41,23 +41,12 @@
 #include <poppler.h>
 #include <cairo.h>
 
+#include "bench_file.h"
+
 static double clock_ms(clockid_t clock) {
     struct timespec ts;
     clock_gettime(clock, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
 }
 
 static int cmp(const void *a, const void *b) {

@@ -27,6 +27,8 @@
 #include <webp/encode.h>
 #include <avif/avif.h>
 
+#include "bench_file.h"
+
 static double clock_ms(clockid_t clock) {
     struct timespec ts;
     clock_gettime(clock, &ts);
@@ -36,19 +38,6 @@ static double clock_ms(clockid_t clock) {
 static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
 }
 
 /* Plain box average of opaque RGBA (sw x sh) into dw x dh: each output pixel averages the source

@@ -9,8 +9,9 @@
 /// both builds) but cost the horizontal pass its `pmaddwd`: LLVM finds that instruction only in
 /// a vector sign extension feeding the multiply, which the hand-written `int32` hid. So `int32`
 /// is the standard library's conversion again, wrapped here so that it is always inlined, and
-/// the other three stay lane by lane (they compile to the same code either way): 1.8 ms in both
-/// builds (docs/PERFORMANCE.md, "The service's resize").
+/// the other three stay lane by lane (in the single build they cost the same either way, and
+/// written by hand they cannot become calls in SwiftPM's): 1.8 ms in both builds
+/// (docs/PERFORMANCE.md, "The service's resize").
 enum Lanes {
     /// Each lane sign-extended to 32 bits.
     @inline(__always)
