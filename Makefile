@@ -3,7 +3,8 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz soak cluster-demo soak-service clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz soak cluster-demo soak-service clean \
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-downloader bench-callgrind bench-service-cpu transform-references
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -114,5 +115,44 @@ SOAK_REQUESTS ?= 100000
 soak-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" SOAK_REQUESTS=$(SOAK_REQUESTS) bash scripts/soak-service.sh
 
+## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (1 and 2
+## threads) against Pillow and libvips on the same pixels (scripts/bench-resize.sh; RESIZE_RUNS)
+RESIZE_RUNS ?= 7
+bench-resize: bench-setup
+	sh scripts/bench-resize.sh $(RESIZE_RUNS)
+
+## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
+## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS)
+THUMBNAIL_ITERATIONS ?= 15
+bench-thumbnail: bench-setup
+	bash Benchmarks/run-thumbnail.sh $(THUMBNAIL_ITERATIONS)
+
+## bench-thumbnail-fidelity: `webimage convert --thumbnail 400` against `vipsthumbnail`, time and
+## PSNR against Pillow's full-resolution Lanczos (Benchmarks/run-thumbnail-fidelity.sh)
+bench-thumbnail-fidelity: bench-setup
+	bash Benchmarks/run-thumbnail-fidelity.sh
+
+## bench-downloader: per-request overhead of ImageDownloader over a bare AsyncHTTPClient GET
+## (Benchmarks/run-request-overhead.sh)
+bench-downloader: setup
+	bash Benchmarks/run-request-overhead.sh
+
+## bench-callgrind: instruction counts (valgrind) of one decode, ours against the C library
+## (Benchmarks/callgrind-decode.sh; needs valgrind and the build of `make bench`)
+bench-callgrind: setup
+	@EXTRA_PACKAGES="valgrind" bash scripts/setup.sh
+	bash Benchmarks/callgrind-decode.sh
+
+## bench-service-cpu: quick CPU-ms per request of a release `webimage serve` on the service
+## benchmark's tasks, for before/after checks while tuning (scripts/measure-service-cpu.sh)
+bench-service-cpu: release
+	bash scripts/measure-service-cpu.sh
+
+## transform-references: regenerate the Pillow resize references the transformer tests
+## compare against (Tests/Fixtures/transform-references; scripts/make-transform-references.py)
+transform-references: bench-setup
+	python3 scripts/make-transform-references.py
+
+## clean: remove the build folder
 clean:
 	rm -rf .build

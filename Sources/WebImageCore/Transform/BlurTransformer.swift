@@ -8,7 +8,7 @@ import Foundation
 ///
 /// - σ ≤ ``exactKernelLimit``: a true Gaussian kernel reaching 3σ each way.
 /// - Larger σ: three successive box blurs whose widths give the same variance (the classic
-///   approximation, error a few levels at most), so the cost no longer grows with the radius.
+///   approximation, error a few levels at most), so the cost does not grow with the radius.
 ///
 /// Key: `BlurTransformer(radius=4)`.
 public struct BlurTransformer: ImageTransformer {
