@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz soak cluster-demo soak-service clean \
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
   bench-resize bench-thumbnail bench-thumbnail-fidelity bench-downloader bench-callgrind bench-service-cpu transform-references
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
@@ -78,12 +78,19 @@ bench-scale: setup
 	SECTIONS=scale BENCH_COMMAND="make bench-scale" SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" \
 	  bash Benchmarks/run-service.sh
 
-## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
-## every decoder entry point, under AddressSanitizer (own build folder .build-asan)
-FUZZ_MUTATIONS ?= 50
+## fuzz-coverage: coverage-guided fuzzing (libFuzzer, AddressSanitizer and LeakSanitizer) of every
+## entry point that parses bytes from outside: decoders, header reader, the service's request
+## path, source URLs, the SVG sanitiser, the disk cache's index. FUZZ_SECONDS per target
+## (default 600), FUZZ_JOBS at a time, FUZZ_TARGETS to choose; corpora grow in
+## .build-fuzz-corpus; prints `fuzz: TARGET execs=N cov=N crashes=N leaks=N timeouts=N ooms=N`
+## (docs/FUZZING.md)
+FUZZ_SECONDS ?= 600
+fuzz-coverage: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT="$(SWIFT)" bash scripts/fuzz-coverage.sh
+
+## fuzz: the same, one minute per target (a smoke run)
 fuzz: setup
-	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz -Xswiftc -use-ld=lld
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp .build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
+	FUZZ_SECONDS=60 SWIFT="$(SWIFT)" bash scripts/fuzz-coverage.sh
 
 ## soak: slow robustness run of the downloader against seeded hostile HTTP responses (garbage,
 ## broken lengths and chunking, resets, header floods, …): SOAK_ITERATIONS cases from SOAK_SEED
