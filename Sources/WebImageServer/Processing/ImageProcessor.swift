@@ -179,6 +179,8 @@ struct ImageProcessor: Sendable {
             keepAnimation: format.isAnimatable)
         do {
             return try coders.encode(image, format: format.imageFormat, options: encodeOptions)
+        } catch WebImageError.cancelled {
+            throw .timedOut
         } catch {
             throw .unprocessable("encoding \(format.rawValue) failed")
         }
