@@ -191,6 +191,7 @@ let package = Package(
             dependencies: [
                 "WebImage", "WebImageServer", "WebImageCodecs", "WebImageCore", "WebImageTesting",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Fuzz/Sources/webimage-fuzz",
             swiftSettings: swiftSettings

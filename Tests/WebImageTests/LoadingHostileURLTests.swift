@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 @testable import WebImage
@@ -29,6 +30,8 @@ struct LoadingHostileURLTests {
     func accepted(_ text: String) throws {
         let url = try #require(URL(string: text))
         #expect(RequestURLCheck.problem(with: url) == nil, "\(text)")
+        // What the check accepts, the HTTP client builds a request for (no connection is made).
+        _ = try HTTPClient.Request(url: url.absoluteString)
     }
 
     @Test("Given a URL whose port is above 65535, when it is downloaded, then it fails with invalidURL and nothing is sent")
