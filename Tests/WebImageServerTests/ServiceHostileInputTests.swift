@@ -213,3 +213,33 @@ import WebImageTesting
         #expect(!metrics.contains("status=\"503\""))
     }
 }
+
+/// The header deadline: a request whose head does not arrive whole closes its connection; an
+/// idle keep-alive connection is not a request and stays.
+@Suite(.timeLimit(.minutes(2))) struct ServiceHeaderDeadlineTests {
+    @Test("Given a request head cut short, then the connection is closed after header-timeout, not the keep-alive timeout")
+    func partialHeadIsClosed() async throws {
+        let harness = try await ServiceHarness.start { $0.headerTimeout = 0.5; $0.keepAliveTimeout = 600 }
+        defer { Task { await harness.stop() } }
+        let port = try #require(Int(harness.baseURL.split(separator: ":").last ?? ""))
+        let client = try KeepAliveClient(port: port)
+        let partial = try RawClient(port: port)
+        defer { partial.close() }
+        try partial.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        // The same server still answers others, and then closes the stalled one (the read's
+        // own 60 s timeout is the hang guard, far beyond the 0.5 s deadline).
+        #expect(try await client.exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200)
+        #expect(await partial.readsEndOfStream(), "the stalled connection is closed")
+    }
+
+    @Test("Given an idle keep-alive connection that waits longer than header-timeout, then its next request is answered")
+    func idleConnectionStays() async throws {
+        let harness = try await ServiceHarness.start { $0.headerTimeout = 0.2; $0.keepAliveTimeout = 600 }
+        defer { Task { await harness.stop() } }
+        let port = try #require(Int(harness.baseURL.split(separator: ":").last ?? ""))
+        let client = try KeepAliveClient(port: port)
+        #expect(try await client.exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await client.exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200)
+    }
+}
