@@ -30,18 +30,23 @@ final class ServeProcess: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let line = try await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let chunk = try output.fileHandleForReading.read(upToCount: 1), let byte = chunk.first, byte != 10 {
-                bytes.append(byte)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        let line = try await firstLine(of: output)
         guard line.hasPrefix("listening on ") else {
             process.terminate()
             throw CLIRunner.CLIError.timedOut(serve)
         }
         return ServeProcess(process: process, base: String(line.dropFirst("listening on ".count)))
+    }
+
+    /// The first line a child writes to `pipe` (bytes until the newline), read off the pool.
+    static func firstLine(of pipe: Pipe) async throws -> String {
+        try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let chunk = try pipe.fileHandleForReading.read(upToCount: 1), let byte = chunk.first, byte != 10 {
+                bytes.append(byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
     }
 
     private init(process: Process, base: String) {

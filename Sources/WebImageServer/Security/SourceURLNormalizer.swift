@@ -80,7 +80,7 @@ enum SourceURLNormalizer {
                 index += 1
                 continue
             }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            guard index + 2 < bytes.count, let high = HexBytes.value(of: bytes[index + 1]), let low = HexBytes.value(of: bytes[index + 2])
             else { throw .badURL("source URL has a malformed percent escape") }
             let value = high << 4 | low
             if isUnreserved(value) {
@@ -122,15 +122,6 @@ enum SourceURLNormalizer {
             true
         default:
             false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 
