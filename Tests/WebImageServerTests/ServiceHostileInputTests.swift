@@ -13,30 +13,31 @@ import WebImageTesting
 
     @Test("Given a 16×16 source and rs:force:16384:16384, then 400 names the result limit and nothing is decoded")
     func resultPixelLimit() async throws {
-        let harness = try await ServiceHarness.start()
+        let harness = try await ServiceHarness.start { $0.limits.maxResultPixels = 250_000 }
         defer { Task { await harness.stop() } }
         harness.origin.route("/tiny.png", .ok(try TestImages.png(width: 16, height: 16), contentType: "image/png"))
-        for options in ["rs:force:16384:16384:1/f:avif", "rs:force:16384:16384:1/f:jpg", "w:8000/h:8000/ex:1/dpr:2/f:png"] {
+        for options in ["rs:force:16384:16384:1/f:avif", "rs:force:16384:16384:1/f:jpg", "w:8000/h:8000/ex:1/dpr:2/f:png", "rs:force:501:500:1/f:png"] {
             let reply = try await harness.get(harness.plainPath("/tiny.png", options: options))
             #expect(reply.status == 400, "\(options): \(reply.status) \(reply.text)")
             #expect(reply.text.contains("max-result-resolution") || reply.text.contains("pixels per side"), "\(reply.text)")
         }
         #expect(harness.service.decodeCount == 0, "refused from the header, before decoding")
-        // Within the limit it renders.
-        let fine = try await harness.get(harness.plainPath("/tiny.png", options: "rs:force:4000:4000:1/f:png"))
+        // At the limit it renders.
+        let fine = try await harness.get(harness.plainPath("/tiny.png", options: "rs:force:500:500:1/f:png"))
         #expect(fine.status == 200, "\(fine.text)")
     }
 
     @Test("Given blur on a large result, then the working memory is counted against max-processing-memory")
     func workingMemoryBudget() async throws {
-        let harness = try await ServiceHarness.start { $0.limits.maxProcessingBytes = 64 << 20 }
+        let harness = try await ServiceHarness.start { $0.limits.maxProcessingBytes = 8 << 20 }
         defer { Task { await harness.stop() } }
         harness.origin.route("/tiny.png", .ok(try TestImages.png(width: 16, height: 16), contentType: "image/png"))
-        // 2000×2000 = 4 MP: 16 MB of result, plus 80 MB of blur temporaries: over 64 MiB.
-        let blurred = try await harness.get(harness.plainPath("/tiny.png", options: "rs:force:2000:2000:1/bl:2/f:png"))
+        // 600×600: 1.4 MB of result plus 7.2 MB of blur temporaries is over 8 MiB; without the
+        // blur, 1.4 MB plus 2.9 MB is under.
+        let blurred = try await harness.get(harness.plainPath("/tiny.png", options: "rs:force:600:600:1/bl:2/f:png"))
         #expect(blurred.status == 400, "\(blurred.text)")
         #expect(blurred.text.contains("max-processing-memory"), "\(blurred.text)")
-        let plain = try await harness.get(harness.plainPath("/tiny.png", options: "rs:force:2000:2000:1/f:png"))
+        let plain = try await harness.get(harness.plainPath("/tiny.png", options: "rs:force:600:600:1/f:png"))
         #expect(plain.status == 200, "\(plain.text)")
     }
 
