@@ -4,9 +4,12 @@ import WebImageCore
 /// The PNG and APNG coder (SPEC C-3), over libspng.
 ///
 /// **Decoding** handles every PNG colour type and bit depth (16-bit is reduced to 8), palettes,
-/// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. Gamma (`gAMA`),
-/// `cHRM`, `iCCP` and `sRGB` are not applied: pixels are shown as stored, like browsers without
-/// colour management. An ancillary chunk with a bad CRC is discarded (as libpng does); a bad
+/// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. The colour
+/// description (`cICP` > `iCCP` > `sRGB` > `gAMA` with `cHRM`, as browsers rank them) is read
+/// and, by default, the pixels are converted to sRGB
+/// (``/WebImageCore/DecodeOptions/colorManagement``; `gAMA` 1/2.2 with sRGB or no
+/// chromaticities counts as sRGB). An ancillary chunk with a bad CRC is discarded (as libpng
+/// does); a bad
 /// critical chunk fails the decode; a missing `IEND` after complete image data is tolerated.
 /// EXIF orientation from an `eXIf` chunk is applied unless
 /// ``/WebImageCore/DecodeOptions/applyOrientation`` is off.
