@@ -31,6 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Cache-Control max-age in seconds.") var ttl: String?
     @Option(name: .customLong("auto-webp"), help: "Answer WebP to clients that accept it (true/false).") var autoWebP: String?
     @Option(name: .customLong("auto-avif"), help: "Answer AVIF to clients that accept it (true/false).") var autoAVIF: String?
+    @Option(name: .customLong("strip-color-profile"), help: "Convert to sRGB and write no colour profile (true/false; default true).") var stripColorProfile: String?
     @Option(name: .customLong("cache-dir"), help: "Source cache directory.") var cacheDir: String?
     @Option(name: .customLong("local-root"), help: "Root of local:// sources.") var localRoot: String?
     @Option(name: .customLong("source-revalidate-after"), help: "Seconds a cached source is used before revalidating it.") var sourceRevalidateAfter: String?
@@ -57,7 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("fetch-ahead", fetchAhead), ("max-src-resolution", maxSrcResolution),
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
-            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
+            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
             ("keep-alive-timeout", keepAliveTimeout), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),

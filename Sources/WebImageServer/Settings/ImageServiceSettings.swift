@@ -32,6 +32,7 @@ public enum ImageServiceSettings {
         Setting(name: "ttl", meaning: "Cache-Control max-age in seconds", defaultValue: "31536000", repeatable: false),
         Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
+        Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
         Setting(name: "source-revalidate-after", meaning: "seconds a cached source is used before revalidating it with the origin", defaultValue: "60", repeatable: false),
         Setting(name: "local-root", meaning: "root of local:// sources", defaultValue: "none (local:// refused)", repeatable: false),
@@ -125,6 +126,7 @@ public enum ImageServiceSettings {
         if let value = try int("ttl", 0...Int(Int32.max)) { configuration.ttl = value }
         if let value = try bool("auto-webp") { configuration.autoWebP = value }
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }
+        if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
         if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
         if let text = one("source-revalidate-after") {
             guard let seconds = Double(text), seconds >= 0 else { throw Problem(description: "source-revalidate-after: '\(text)' is not seconds") }
