@@ -3,7 +3,8 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz soak cluster-demo soak-service clean
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-downloader bench-callgrind bench-service-cpu transform-references
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -77,12 +78,19 @@ bench-scale: setup
 	SECTIONS=scale BENCH_COMMAND="make bench-scale" SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" \
 	  bash Benchmarks/run-service.sh
 
-## fuzz: slow robustness run — every corpus input and FUZZ_MUTATIONS mutations of each through
-## every decoder entry point, under AddressSanitizer (own build folder .build-asan)
-FUZZ_MUTATIONS ?= 50
+## fuzz-coverage: coverage-guided fuzzing (libFuzzer, AddressSanitizer and LeakSanitizer) of every
+## entry point that parses bytes from outside: decoders, header reader, the service's request
+## path, source URLs, the SVG sanitiser, the disk cache's index. FUZZ_SECONDS per target
+## (default 600), FUZZ_JOBS at a time, FUZZ_TARGETS to choose; corpora grow in
+## .build-fuzz-corpus; prints `fuzz: TARGET execs=N cov=N crashes=N leaks=N timeouts=N ooms=N`
+## (docs/FUZZING.md)
+FUZZ_SECONDS ?= 600
+fuzz-coverage: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT="$(SWIFT)" bash scripts/fuzz-coverage.sh
+
+## fuzz: the same, one minute per target (a smoke run)
 fuzz: setup
-	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product webimage-fuzz -Xswiftc -use-ld=lld
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp .build-asan/debug/webimage-fuzz --mutations $(FUZZ_MUTATIONS)
+	FUZZ_SECONDS=60 SWIFT="$(SWIFT)" bash scripts/fuzz-coverage.sh
 
 ## soak: slow robustness run of the downloader against seeded hostile HTTP responses (garbage,
 ## broken lengths and chunking, resets, header floods, …): SOAK_ITERATIONS cases from SOAK_SEED
@@ -114,5 +122,44 @@ SOAK_REQUESTS ?= 100000
 soak-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" SOAK_REQUESTS=$(SOAK_REQUESTS) bash scripts/soak-service.sh
 
+## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (1 and 2
+## threads) against Pillow and libvips on the same pixels (scripts/bench-resize.sh; RESIZE_RUNS)
+RESIZE_RUNS ?= 7
+bench-resize: bench-setup
+	sh scripts/bench-resize.sh $(RESIZE_RUNS)
+
+## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
+## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS)
+THUMBNAIL_ITERATIONS ?= 15
+bench-thumbnail: bench-setup
+	bash Benchmarks/run-thumbnail.sh $(THUMBNAIL_ITERATIONS)
+
+## bench-thumbnail-fidelity: `webimage convert --thumbnail 400` against `vipsthumbnail`, time and
+## PSNR against Pillow's full-resolution Lanczos (Benchmarks/run-thumbnail-fidelity.sh)
+bench-thumbnail-fidelity: bench-setup
+	bash Benchmarks/run-thumbnail-fidelity.sh
+
+## bench-downloader: per-request overhead of ImageDownloader over a bare AsyncHTTPClient GET
+## (Benchmarks/run-request-overhead.sh)
+bench-downloader: setup
+	bash Benchmarks/run-request-overhead.sh
+
+## bench-callgrind: instruction counts (valgrind) of one decode, ours against the C library
+## (Benchmarks/callgrind-decode.sh; needs valgrind and the build of `make bench`)
+bench-callgrind: setup
+	@EXTRA_PACKAGES="valgrind" bash scripts/setup.sh
+	bash Benchmarks/callgrind-decode.sh
+
+## bench-service-cpu: quick CPU-ms per request of a release `webimage serve` on the service
+## benchmark's tasks, for before/after checks while tuning (scripts/measure-service-cpu.sh)
+bench-service-cpu: release
+	bash scripts/measure-service-cpu.sh
+
+## transform-references: regenerate the Pillow resize references the transformer tests
+## compare against (Tests/Fixtures/transform-references; scripts/make-transform-references.py)
+transform-references: bench-setup
+	python3 scripts/make-transform-references.py
+
+## clean: remove the build folder
 clean:
 	rm -rf .build

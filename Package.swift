@@ -188,10 +188,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Deterministic mutation fuzzer over the corpus (`make fuzz`, under AddressSanitizer).
+        // libFuzzer targets (`make fuzz-coverage` builds it with -sanitize=fuzzer,address and
+        // -DWEBIMAGE_LIBFUZZER); the ordinary build is a replayer of inputs through a target.
         .executableTarget(
             name: "webimage-fuzz",
-            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting"],
+            dependencies: [
+                "WebImage", "WebImageServer", "WebImageCodecs", "WebImageCore", "WebImageTesting",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             path: "Fuzz/Sources/webimage-fuzz",
             swiftSettings: swiftSettings
         ),

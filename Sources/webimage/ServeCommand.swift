@@ -33,6 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("auto-avif"), help: "Answer AVIF to clients that accept it (true/false).") var autoAVIF: String?
     @Option(name: .customLong("strip-color-profile"), help: "Convert to sRGB and write no colour profile (true/false; default true).") var stripColorProfile: String?
     @Option(name: .customLong("cache-dir"), help: "Source cache directory.") var cacheDir: String?
+    @Option(name: .customLong("cache-max-size"), help: "Bytes the source cache may hold; past it the oldest half is removed (default 1 GiB; 0 = unbounded).") var cacheMaxSize: String?
+    @Option(name: .customLong("cache-max-age"), help: "Seconds a source stays in the source cache after it was written (default 7 days).") var cacheMaxAge: String?
     @Option(name: .customLong("local-root"), help: "Root of local:// sources.") var localRoot: String?
     @Option(name: .customLong("source-revalidate-after"), help: "Seconds a cached source is used before revalidating it.") var sourceRevalidateAfter: String?
     @Option(help: "NAME=OPTIONS preset (repeatable); `default` applies to every URL.") var preset: [String] = []
@@ -46,6 +48,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("result-cache-bytes"), help: "Bytes of results kept in memory.") var resultCacheBytes: String?
     @Option(name: .customLong("max-processing-time"), help: "Seconds a request may take from fetch to encode (then 504).") var maxProcessingTime: String?
     @Option(name: .customLong("max-result-bytes"), help: "Largest encoded result in bytes (then 422).") var maxResultBytes: String?
+    @Option(name: .customLong("max-result-resolution"), help: "Largest result in megapixels, checked before processing (then 400; default 50).") var maxResultResolution: String?
+    @Option(name: .customLong("max-processing-memory"), help: "Bytes of result-sized canvases one request may hold while processing (then 400; default 1 GiB).") var maxProcessingMemory: String?
+    @Option(name: .customLong("sanitize-svg"), help: "Remove scripts, event handlers and external references from SVG answered as SVG (true/false; default true).") var sanitizeSVG: String?
+    @Option(name: .customLong("max-clients"), help: "Client connections held at once; more wait to be accepted (default 2048, lowered to what the file descriptor limit allows).") var maxClients: String?
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request's head may take to arrive after its first byte (default 10).") var headerTimeout: String?
     @Option(name: .customLong("keep-alive-timeout"), help: "Seconds an idle connection is kept open.") var keepAliveTimeout: String?
     @Option(name: .customLong("fallback-image"), help: "Image file answered (processed like the source) when a source cannot be had.") var fallbackImage: String?
     @Option(name: .customLong("fallback-image-status"), help: "Status of a fallback answer (default 200; 0 = the error's status).") var fallbackImageStatus: String?
@@ -58,10 +65,11 @@ struct ServeCommand: AsyncParsableCommand {
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("fetch-ahead", fetchAhead), ("max-src-resolution", maxSrcResolution),
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
-            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
+            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
-            ("keep-alive-timeout", keepAliveTimeout), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
+            ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),
+            ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }
         let repeated: [(String, [String])] = [

@@ -7,8 +7,7 @@ import WebImageTesting
 /// Issue #13, item 7 (SPEC D-3): one URL listed 100 times among 60 others, shuffled, in one
 /// `webimage fetch` run, must reach the server once. The hot URL is a large JPEG, so its decode
 /// takes a while: before the fix, a load of it starting while that decode ran found neither a
-/// download to join nor an image in memory, and the server saw a second GET (seen with nginx,
-/// `scripts/repro-fetch-coalescing.sh`, and here).
+/// download to join nor an image in memory, and the server saw a second GET.
 @Suite("webimage fetch: one URL among many reaches the server once (D-3)")
 struct FetchCoalescingScenarioTests {
     /// A 2400×1800 photo-like JPEG (smooth gradients and texture), large enough that decoding it

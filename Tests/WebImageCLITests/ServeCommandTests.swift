@@ -54,13 +54,7 @@ import WebImageTesting
         defer { if process.isRunning { process.terminate() } }
 
         // Exactly one line on stdout: read it (bytes until the newline).
-        let line = try await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let chunk = try output.fileHandleForReading.read(upToCount: 1), let byte = chunk.first, byte != 10 {
-                bytes.append(byte)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        let line = try await ServeProcess.firstLine(of: output)
         #expect(line.hasPrefix("listening on http://127.0.0.1:"))
         let base = String(line.dropFirst("listening on ".count))
         #expect(Int(base.split(separator: ":").last ?? "") ?? 0 > 0)

@@ -107,3 +107,22 @@ struct URLInputCommandTests {
         }
     }
 }
+
+/// `webimage fetch` given URLs the HTTP client would trap on (the hostile-input probe's F1).
+@Suite("webimage fetch on unusable URLs")
+struct FetchHostileURLTests {
+    @Test("Given a URL whose port is above 65535 and a redirect to one, when fetch runs, then it exits with an error naming the problem, not a crash")
+    func portAboveRange() async throws {
+        try await FetchFixtures.withServer { server, cache, _ in
+            server.route("/hop", .redirect(to: "http://127.0.0.1:99999/x.jpg"))
+            for (url, expected) in [
+                ("http://127.0.0.1:65536/x.jpg", "outside 1 … 65535"),
+                (server.url("/hop").absoluteString, "redirected to an invalid URL"),
+            ] {
+                let result = try await CLIRunner.run(["fetch", "--cache-dir", cache.path, url])
+                #expect(result.status == 1, "\(url): status \(result.status)\n\(result.stderr)")
+                #expect(result.stderr.contains(expected), "\(result.stderr)")
+            }
+        }
+    }
+}

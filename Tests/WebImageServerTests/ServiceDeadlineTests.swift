@@ -124,5 +124,19 @@ final class RawClient {
         if descriptor >= 0 { Glibc.close(descriptor); descriptor = -1 }
     }
 
+    /// Waits (on a thread of its own, at most 60 s) for the server to close the connection:
+    /// `true` at end of stream, `false` on data, error or the timeout.
+    func readsEndOfStream() async -> Bool {
+        let descriptor = descriptor
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var timeout = timeval(tv_sec: 60, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var byte: UInt8 = 0
+                continuation.resume(returning: read(descriptor, &byte, 1) == 0)
+            }.start()
+        }
+    }
+
     deinit { close() }
 }

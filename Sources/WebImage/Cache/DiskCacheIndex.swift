@@ -1,5 +1,7 @@
 /// The disk cache's in-memory index (SPEC S-4, X-4): entry name → size and date, the totals,
-/// and a min-heap by date for expiry and size trimming.
+/// and a min-heap by date, then store order, for expiry and size trimming: entries stored in
+/// the same millisecond leave oldest-stored first, so a trim never removes the entry just
+/// stored before the ones stored with it.
 ///
 /// - Totals are kept up to date on every change, so size accounting is O(1) per store.
 /// - The heap uses lazy deletion: an update pushes a new node and stale nodes (whose stamp no
@@ -17,8 +19,14 @@ struct DiskCacheIndex {
 
     private struct HeapNode {
         var date: Int64
+        /// Store order: a later upsert has a larger stamp.
         var stamp: UInt64
         var name: String
+
+        /// Older date first; for equal dates, stored first.
+        func precedes(_ other: HeapNode) -> Bool {
+            date < other.date || (date == other.date && stamp < other.stamp)
+        }
     }
 
     private(set) var entries: [String: Entry] = [:]
@@ -84,7 +92,7 @@ struct DiskCacheIndex {
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard heap[child].date < heap[parent].date else { break }
+            guard heap[child].precedes(heap[parent]) else { break }
             heap.swapAt(child, parent)
             child = parent
         }
@@ -106,8 +114,8 @@ struct DiskCacheIndex {
             guard left < count else { return }
             var smallest = left
             let right = left + 1
-            if right < count && heap[right].date < heap[left].date { smallest = right }
-            guard heap[smallest].date < heap[parent].date else { return }
+            if right < count && heap[right].precedes(heap[left]) { smallest = right }
+            guard heap[smallest].precedes(heap[parent]) else { return }
             heap.swapAt(parent, smallest)
             parent = smallest
         }

@@ -262,6 +262,11 @@ extension ImageDownloader {
             }
             request = modified
         }
+        // Checked after the modifier, which may have changed the URL: the client must never
+        // see a URL it would trap on (see RequestURLCheck).
+        if let problem = RequestURLCheck.problem(with: request.url) {
+            throw WebImageError.invalidURL("\(request.url.absoluteString) (\(problem))")
+        }
         var headers = HTTPHeaders()
         for field in request.headers { headers.add(name: field.name, value: field.value) }
         var tls: TLSConfiguration?

@@ -69,10 +69,19 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didVisitURL(task: HTTPClient.Task<ReceivedBody>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        let target = RedirectTarget.followed(status: head.status, headers: head.headers, from: request.url)
         state.withLock {
             $0.visits += 1
             $0.finalURL = request.url
-            $0.redirectTarget = RedirectTarget.url(status: head.status, headers: head.headers, from: request.url)
+            $0.redirectTarget = target
+        }
+        // The client follows the redirect right after this call, on this event loop; failing the
+        // task first makes it drop the redirect instead of building a request for a URL it
+        // would trap on (a port above 65535 on an IP literal).
+        if let target, let problem = RequestURLCheck.problem(with: target) {
+            task.fail(
+                reason: WebImageError.invalidDownloadResponse(
+                    reason: "the server redirected to an invalid URL \(target.absoluteString.prefix(200)) (\(problem))"))
         }
     }
 

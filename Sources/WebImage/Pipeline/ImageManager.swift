@@ -65,7 +65,7 @@ public final class ImageManager: ImageManaging {
 
     /// The counters and timers this manager reports (SPEC X-7).
     let metrics: PipelineMetrics
-    /// Transforms in flight, shared between loads of the same image (issue #13 item 9).
+    /// Transforms in flight, shared between loads of the same image.
     let sharedTransforms = SharedTransforms()
 
     /// A manager over `cache` and `loader`, reporting its counters and timers through

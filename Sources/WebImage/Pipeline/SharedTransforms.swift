@@ -1,8 +1,8 @@
 import Synchronization
 import WebImageCore
 
-/// The transforms in flight in one ``ImageManager``, shared between its loads (issue #13 item 9,
-/// Nuke's shared processing).
+/// The transforms in flight in one ``ImageManager``, shared between its loads (as Nuke's shared
+/// processing).
 ///
 /// Loads coalesced onto one download get the same decoded image (SPEC D-3); when they also ask
 /// for the same transformer, the transform runs once and they all get its result. A

@@ -78,8 +78,14 @@ enum WebPEncoding {
         let ok = withUnsafeMutablePointer(to: &writer) { writerPointer -> Int32 in
             picture.writer = WebPMemoryWrite
             picture.custom_ptr = UnsafeMutableRawPointer(writerPointer)
+            // On the processing pool, a cancelled job aborts the encode at libwebp's next
+            // progress report (``WorkCancellation``).
+            if WorkCancellation.current != nil {
+                picture.progress_hook = { _, _ in WorkCancellation.isCurrentCancelled ? 0 : 1 }
+            }
             return WebPEncode(&config, &picture)
         }
+        if ok == 0, picture.error_code == VP8_ENC_ERROR_USER_ABORT { throw WebImageError.cancelled }
         guard ok != 0, let memory = writer.mem else {
             throw WebImageError.encodingFailed(reason: "WebP: \(WebPSupport.describe(picture.error_code))")
         }

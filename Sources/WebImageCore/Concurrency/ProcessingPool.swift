@@ -35,14 +35,17 @@ public final class ProcessingPool: Sendable {
     ///
     /// If the calling task is cancelled before the job starts, the job is dropped and
     /// ``WebImageError/cancelled`` is thrown: cancelled work never runs. A job that has started
-    /// runs to the end (it may check `isCancelled` through its own means).
+    /// sees its ``WorkCancellation/current`` flag set, which the library's long loops read to
+    /// stop early; the caller still waits until `work` returns, so the thread is free when
+    /// `run` ends.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         let job = PoolJob()
+        let cancellation = WorkCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let armed = job.arm(
                     body: {
-                        do { continuation.resume(returning: try work()) } catch { continuation.resume(throwing: error) }
+                        do { continuation.resume(returning: try cancellation.installed(work)) } catch { continuation.resume(throwing: error) }
                     },
                     onCancel: { continuation.resume(throwing: WebImageError.cancelled) })
                 if armed {
@@ -52,6 +55,7 @@ public final class ProcessingPool: Sendable {
                 }
             }
         } onCancel: {
+            cancellation.cancel()
             job.cancel()
         }
     }

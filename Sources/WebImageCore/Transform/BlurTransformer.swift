@@ -8,7 +8,7 @@ import Foundation
 ///
 /// - σ ≤ ``exactKernelLimit``: a true Gaussian kernel reaching 3σ each way.
 /// - Larger σ: three successive box blurs whose widths give the same variance (the classic
-///   approximation, error a few levels at most), so the cost no longer grows with the radius.
+///   approximation, error a few levels at most), so the cost does not grow with the radius.
 ///
 /// Key: `BlurTransformer(radius=4)`.
 public struct BlurTransformer: ImageTransformer {
@@ -69,11 +69,14 @@ extension PixelBuffer {
         defer { plane.deallocate() }
         let line = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: w + 2 * n)
         defer { line.deallocate() }
+        // Once set, the rows left are not computed (the caller discards the result).
+        let cancellation = WorkCancellation.current
         return kernel.withUnsafeBufferPointer { k in
             bytes.withUnsafeBufferPointer { src in
                 guard let s = src.baseAddress else { return self }
                 // Horizontal: each row padded with its edge pixels, into `plane`.
                 for y in 0..<h {
+                    if cancellation?.isCancelled == true { return self }
                     Premultiplied.loadRow(s + y * w * 4, count: w, into: line + n)
                     for i in 0..<n {
                         line[i] = line[n]
@@ -90,6 +93,10 @@ extension PixelBuffer {
                 return PixelBuffer.make(width: w, height: h) { out in
                     guard let o = out.baseAddress else { return }
                     for y in 0..<h {
+                        if cancellation?.isCancelled == true {
+                            out.update(repeating: 0)  // not uninitialised memory; the caller discards it
+                            return
+                        }
                         line.initialize(repeating: .zero, count: w)
                         for j in 0..<k.count {
                             let sy = min(h - 1, max(0, y + j - n))
@@ -127,14 +134,17 @@ extension PixelBuffer {
             }
             if to != b { b.update(from: to, count: count) }
         }
+        let cancellation = WorkCancellation.current
         return bytes.withUnsafeBufferPointer { src in
             guard let s = src.baseAddress else { return self }
             for y in 0..<h {
+                if cancellation?.isCancelled == true { return self }
                 Premultiplied.loadRow(s + y * w * 4, count: w, into: a)
                 blurLine(w)
                 (plane + y * w).update(from: b, count: w)
             }
             for x in 0..<w {
+                if cancellation?.isCancelled == true { return self }
                 for y in 0..<h { a[y] = plane[y * w + x] }
                 blurLine(h)
                 for y in 0..<h { plane[y * w + x] = b[y] }

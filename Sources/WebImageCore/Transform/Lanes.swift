@@ -3,15 +3,11 @@
 /// Why not the standard library's `init(truncatingIfNeeded:)` and `replacing(with:where:)`
 /// everywhere: they are generic, so the optimiser makes one specialisation per use, and whether
 /// each is inlined into the loop depends on how the module happens to be compiled — in SwiftPM's
-/// release build (`-num-threads`, one LLVM object per source file) they stayed calls per pixel:
-/// the service's 1020×678 → 512×340 resize took 3.4 ms there against 1.8 ms in a single
-/// `swiftc` invocation of the same source. Writing every lane by hand fixed the calls (2.5 ms in
-/// both builds) but cost the horizontal pass its `pmaddwd`: LLVM finds that instruction only in
-/// a vector sign extension feeding the multiply, which the hand-written `int32` hid. So `int32`
-/// is the standard library's conversion again, wrapped here so that it is always inlined, and
-/// the other three stay lane by lane (in the single build they cost the same either way, and
-/// written by hand they cannot become calls in SwiftPM's): 1.8 ms in both builds
-/// (docs/PERFORMANCE.md, "The service's resize").
+/// release build (`-num-threads`, one LLVM object per source file) they can stay calls per
+/// pixel. Written lane by lane here, they cannot. The exception is `int32`: LLVM forms the
+/// horizontal pass's `pmaddwd` only from a vector sign extension feeding the multiply, which a
+/// lane-by-lane version hides, so `int32` is the standard library's conversion, wrapped so that
+/// it is always inlined. docs/PERFORMANCE.md ("The service's resize") has the measurements.
 enum Lanes {
     /// Each lane sign-extended to 32 bits.
     @inline(__always)

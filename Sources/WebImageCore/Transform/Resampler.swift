@@ -72,6 +72,9 @@ public struct Resampler: Sendable {
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
         let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
         let threads = maxThreads
+        // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
+        // rows left are not computed (the caller discards the result).
+        let cancellation = WorkCancellation.current
 
         return source.bytes.withUnsafeBufferPointer { src in
             PixelBuffer.make(width: dw, height: dh) { out in
@@ -116,7 +119,7 @@ public struct Resampler: Sendable {
                     if let xFixed, let yFixed {
                         first = Self.resampleOpaque(
                             chunk, of: base, width: sw, xTable: xTable, xFixed: xFixed, yTable: yTable, yFixed: yFixed,
-                            into: outBase, width: dw)
+                            into: outBase, width: dw, cancellation: cancellation)
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
@@ -136,6 +139,7 @@ public struct Resampler: Sendable {
                         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: dw)
                         defer { row.deallocate() }
                         for y in rows {
+                            if cancellation?.isCancelled == true { return }
                             let opaque = filterRow(y, into: row, line: line, pairs: pairs)
                             Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4, opaque: opaque)
                         }
@@ -156,6 +160,7 @@ public struct Resampler: Sendable {
                     var ringStart = 0, ringEnd = 0
                     yTable.weights.withUnsafeBufferPointer { w in
                         for y in rows {
+                            if cancellation?.isCancelled == true { return }
                             let start = yTable.starts[y]
                             let count = yTable.counts[y]
                             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
@@ -222,6 +227,8 @@ public struct Resampler: Sendable {
                         }
                     }
                 }
+                // Cancelled: the rows not made are zero, not uninitialised memory.
+                if cancellation?.isCancelled == true { out.update(repeating: 0) }
             }
         }
     }
@@ -232,7 +239,8 @@ public struct Resampler: Sendable {
     /// when it made them all): that row reads a source row with transparency.
     private static func resampleOpaque(
         _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xFixed: FixedPointKernel,
-        yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int
+        yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int,
+        cancellation: WorkCancellation?
     ) -> Int {
         let lo = xTable.firstInput, end = xTable.endInput
         // Images with transparency near the top give up here, before allocating.
@@ -252,6 +260,8 @@ public struct Resampler: Sendable {
         defer { taps.deallocate() }
         var ringStart = 0, ringEnd = 0
         for y in rows {
+            // Cancelled: the rest is left undone (reported as done, so nothing else runs).
+            if cancellation?.isCancelled == true { return rows.upperBound }
             let start = yTable.starts[y]
             let count = yTable.counts[y]
             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }

@@ -88,12 +88,17 @@ public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChan
     public typealias InboundIn = NIOAny
 
     private let connection = ClientConnection()
+    private let headerDeadline: HeaderDeadline?
 
-    /// A handler for one connection.
-    public init() {}
+    /// A handler for one connection. With `headerTimeout`, a request whose head has not
+    /// arrived whole that long after its first byte closes the connection.
+    public init(headerTimeout: Duration? = nil) {
+        headerDeadline = headerTimeout.map { HeaderDeadline(timeout: .nanoseconds(ServiceMetrics.nanoseconds($0))) }
+    }
 
     public func handlerAdded(context: ChannelHandlerContext) {
         ClientConnection.register(connection, for: context.channel)
+        headerDeadline?.install(in: context.pipeline.syncOperations)
         // HTTP/1.0 without keep-alive must end with the connection: the version is gone once
         // the request is converted to HTTP types, so mark such requests before that happens.
         if let decoder = try? context.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {

@@ -11,21 +11,28 @@ import UnixSignals
 /// SIGTERM/SIGINT.
 public enum ImageServer {
     /// A Hummingbird application serving `service` on `host:port` (port 0 picks a free port);
-    /// `onListening` receives the bound host and port once the server accepts connections.
+    /// `onListening` receives the bound host and port once the server accepts connections. At
+    /// most `maxClients` connections (default: the configuration's) are accepted at once.
     public static func makeApplication(
         service: ImageService,
         host: String,
         port: Int,
         logger: Logger = Logger(label: "webimage.server"),
+        maxClients: Int? = nil,
         onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: ImageRequestContext.self)
+        router.add(middleware: ServiceHeadersMiddleware())
         service.addOperationRoutes(to: router)
         service.addRoutes(to: router, logger: logger)
         return Application(
             router: router,
-            server: httpServer(idleTimeout: .milliseconds(Int64(service.configuration.keepAliveTimeout * 1000))),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            server: httpServer(
+                idleTimeout: .milliseconds(Int64(service.configuration.keepAliveTimeout * 1000)),
+                headerTimeout: .milliseconds(Int64(service.configuration.headerTimeout * 1000))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(maxClients ?? service.configuration.maxClients)),
             onServerRunning: { channel in
                 await onListening(host, channel.localAddress?.port ?? port)
             },
@@ -34,10 +41,12 @@ public enum ImageServer {
 
     /// HTTP/1.1 with a ``ClientDisconnectHandler`` on every connection: with
     /// ``ImageRequestContext`` the image routes keep connections alive and still cancel the
-    /// work of a client that goes away (SPEC V-8). `idleTimeout` closes idle connections.
-    public static func httpServer(idleTimeout: Duration? = nil) -> HTTPServerBuilder {
+    /// work of a client that goes away (SPEC V-8). `idleTimeout` closes idle connections;
+    /// `headerTimeout` closes a connection whose request head is not whole that long after
+    /// its first byte.
+    public static func httpServer(idleTimeout: Duration? = nil, headerTimeout: Duration? = nil) -> HTTPServerBuilder {
         .http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ClientDisconnectHandler()],
+            additionalChannelHandlers: [ClientDisconnectHandler(headerTimeout: headerTimeout)],
             idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(ServiceMetrics.nanoseconds($0)) }))
     }
 
@@ -51,7 +60,14 @@ public enum ImageServer {
         logger: Logger = Logger(label: "webimage.server"),
         onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
     ) async throws {
-        let application = makeApplication(service: service, host: host, port: port, logger: logger, onListening: onListening)
+        // A client connection per descriptor at most, the service's own descriptors kept free.
+        let descriptors = ConnectionLimit.raiseDescriptorLimit()
+        let allowed = ConnectionLimit.effective(requested: service.configuration.maxClients, descriptors: descriptors)
+        if allowed < service.configuration.maxClients {
+            logger.warning("max-clients lowered to \(allowed): the file descriptor limit is \(descriptors ?? 0)")
+        }
+        let application = makeApplication(
+            service: service, host: host, port: port, logger: logger, maxClients: allowed, onListening: onListening)
         var configuration = ServiceGroupConfiguration(
             services: [.init(service: DrainWatcher(service: service)), .init(service: application)],
             gracefulShutdownSignals: [.sigterm, .sigint],

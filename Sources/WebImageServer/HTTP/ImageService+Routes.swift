@@ -36,7 +36,7 @@ extension ImageService {
                     let reply = try await connection.cancellingOnClose {
                         await self.freshReply(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
                     }
-                    return finish(reply, request: request, start: start, logger: logger)
+                    return finish(reply, request: request, start: start, logger: logger, clientGone: connection.isGone)
                 }
                 // V-8 without a channel: watch the inbound stream. It is consumed, so
                 // Hummingbird closes the connection after the response: say so, or a
@@ -44,21 +44,25 @@ extension ImageService {
                 let reply = try await request.body.consumeWithCancellationOnInboundClose { _ in
                     await self.freshReply(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
                 }
-                var response = finish(reply, request: request, start: start, logger: logger)
+                // Here only a cancelled request (its client went away) answers 503.
+                var response = finish(reply, request: request, start: start, logger: logger, clientGone: reply.status == 503)
                 response.headers[.connection] = "close"
                 return response
             }
         }
     }
 
-    /// Adds `/health` (200 ready, 503 draining) and `/metrics` (Prometheus text).
+    /// Adds `/health` (`GET` and `HEAD`: 200 ready, 503 draining) and `/metrics` (Prometheus text).
     public func addOperationRoutes<Methods: RouterMethods>(to router: Methods) {
-        router.on("health", method: .get) { [self] _, _ in
-            let draining = self.isDraining
-            return Response(
-                status: draining ? .serviceUnavailable : .ok,
-                headers: [.contentType: "text/plain; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: draining ? "draining\n" : "ok\n")))
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("health", method: method) { [self] request, _ in
+                let draining = self.isDraining
+                let text = draining ? "draining\n" : "ok\n"
+                return Response(
+                    status: draining ? .serviceUnavailable : .ok,
+                    headers: [.contentType: "text/plain; charset=utf-8", .contentLength: String(text.utf8.count)],
+                    body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            }
         }
         router.on("metrics", method: .get) { [self] _, _ in
             Response(
@@ -89,17 +93,23 @@ extension ImageService {
         return raw
     }
 
-    /// The HTTP response for `reply`, with `Content-Length` and `X-Request-ID`, recorded in
-    /// the metrics and the access log (one line per request, at `info`).
-    func finish(_ reply: ServiceReply, request: Request, start: ContinuousClock.Instant, logger: Logger) -> Response {
+    /// The HTTP response for `reply`, with `Content-Length`, `X-Request-ID` and
+    /// `X-Content-Type-Options: nosniff`, recorded in the metrics and the access log (one line
+    /// per request, at `info`). A request whose client went away (`clientGone`) is recorded
+    /// with status 499, nginx's "client closed request", whatever was answered.
+    func finish(
+        _ reply: ServiceReply, request: Request, start: ContinuousClock.Instant, logger: Logger, clientGone: Bool = false
+    ) -> Response {
         let requestID = request.headers[Self.requestIDHeader] ?? Self.makeRequestID()
         var fields = reply.fields
         fields[.contentLength] = String(reply.body.readableBytes)
         fields[Self.requestIDHeader] = requestID
+        fields[.xContentTypeOptions] = "nosniff"
         let elapsed = ContinuousClock.now - start
-        metrics.recordRequest(status: reply.status, duration: elapsed)
+        let recorded = clientGone ? 499 : reply.status
+        metrics.recordRequest(status: recorded, duration: elapsed)
         logger.info(
-            "\(request.method) \(request.uri.path) \(reply.status) \(reply.body.readableBytes)B \(Self.milliseconds(elapsed))ms",
+            "\(request.method) \(request.uri.path) \(recorded) \(reply.body.readableBytes)B \(Self.milliseconds(elapsed))ms",
             metadata: ["request_id": .string(requestID)])
         // The connection ends after this response (HTTP/1.0, or the client asked): say so.
         if request.headers[.connection] == "close" { fields[.connection] = "close" }

@@ -30,6 +30,19 @@ struct ImageProcessor: Sendable {
         }
     }
 
+    /// Checks the result `options` plan for a source described by `metadata` against the
+    /// result limits (``ProcessingBudget``), before decoding: the plan is made on the header's
+    /// size as the decoder will orient it and `rotate` turns it. Trimming can only make it
+    /// smaller; ``transform(_:options:)`` checks the exact plan again.
+    func checkPlan(_ metadata: ImageMetadata, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) {
+        var size = metadata.pixelSize
+        let oriented = (options.autoRotate ?? true) && metadata.orientation.swapsDimensions
+        if oriented != (options.rotate % 180 != 0) { size = PixelSize(width: size.height, height: size.width) }
+        let plan = GeometryPlan(source: size, options: options)
+        let frames = keepAnimation ? max(1, metadata.frameCount ?? 1) : 1
+        try ProcessingBudget(limits: limits).check(output: plan.outputSize, frames: frames, options: options)
+    }
+
     /// Checks the header's declared size and frames against the limits, without decoding.
     /// - Throws: ``ImageServiceError/notAnImage``, ``ImageServiceError/tooLarge(_:)``.
     func checkHeader(_ data: Data) throws(ImageServiceError) -> ImageMetadata {
@@ -138,21 +151,24 @@ struct ImageProcessor: Sendable {
         let plan = GeometryPlan(source: reduction?.fullSize ?? current.pixelSize, options: options) { area in
             SmartGravity.center(of: current.pixels, in: area)
         }
-        let output = plan.outputSize
-        guard output.width <= limits.maxResultDimension, output.height <= limits.maxResultDimension else {
-            throw .badOption(option: "resize", reason: "result \(output) exceeds \(limits.maxResultDimension) pixels per side")
-        }
+        try ProcessingBudget(limits: limits).check(output: plan.outputSize, frames: current.frames.count, options: options)
         let resampler = Resampler()
+        // A cancelled job (deadline passed, client gone) stops between steps; the steps' own
+        // loops stop within a row (``WorkCancellation``).
+        let cancellation = WorkCancellation.current
         let mapped = current.mappingFrames { pixels -> PixelBuffer? in
+            func stopped() -> Bool { cancellation?.isCancelled == true }
+            if stopped() { return nil }
             var frame = Self.resample(pixels, plan: plan, resampler: resampler, reduction: reduction)
-            if let canvas = plan.canvas {
+            if let canvas = plan.canvas, !stopped() {
                 frame = Self.extend(frame, to: canvas.size, at: canvas.origin, background: options.background)
             }
-            if let background = options.background { frame = Self.flatten(frame, on: background) }
-            if options.blur > 0 { frame = frame.blurredExactly(sigma: min(options.blur, 50)) }
-            if options.sharpen > 0 { frame = Sharpening.sharpened(frame, sigma: options.sharpen) }
-            return frame
+            if let background = options.background, !stopped() { frame = Self.flatten(frame, on: background) }
+            if options.blur > 0, !stopped() { frame = frame.blurredExactly(sigma: min(options.blur, 50)) }
+            if options.sharpen > 0, !stopped() { frame = Sharpening.sharpened(frame, sigma: options.sharpen) }
+            return stopped() ? nil : frame
         }
+        if cancellation?.isCancelled == true { throw .timedOut }
         guard let result = mapped else { throw .unprocessable("transform failed") }
         if options.background != nil { return result.replacing(frames: result.frames, hasAlpha: false) }
         return result
@@ -167,6 +183,8 @@ struct ImageProcessor: Sendable {
             keepAnimation: format.isAnimatable)
         do {
             return try coders.encode(image, format: format.imageFormat, options: encodeOptions)
+        } catch WebImageError.cancelled {
+            throw .timedOut
         } catch {
             throw .unprocessable("encoding \(format.rawValue) failed")
         }

@@ -10,6 +10,12 @@ public struct ProcessingLimits: Sendable, Hashable {
     public var maxSourceBytes = 64 * 1024 * 1024
     /// Largest result side in pixels.
     public var maxResultDimension = 16_384
+    /// Largest result resolution in pixels, checked from the plan before the result is made
+    /// (default 50 megapixels, as the source limit).
+    public var maxResultPixels = 50_000_000
+    /// Most bytes of result-sized canvases one request may hold while processing: the result's
+    /// frames plus the largest step's temporaries (default 1 GiB; see the Security article).
+    public var maxProcessingBytes = 1 << 30
     /// Largest encoded result in bytes; a bigger one is refused with 422 (default 64 MiB).
     public var maxResultBytes = 64 * 1024 * 1024
 

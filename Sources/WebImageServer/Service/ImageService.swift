@@ -138,10 +138,13 @@ public final class ImageService: Sendable {
     var negotiates: Bool { configuration.autoAVIF || configuration.autoWebP }
 
     private func render(path: String, accept: String?, ifNoneMatch: String?) async throws -> ServiceReply {
-        let request = try ImageRequestPath(path: path)
-        if let signer, !signer.verify(signature: request.signature, path: request.signedPath) {
+        var parsed = try ImageRequestPath(path: path)
+        if let signer, !signer.verify(signature: parsed.signature, path: parsed.signedPath) {
             throw ImageServiceError.badSignature
         }
+        // The allow-list is checked against, and the origin sent, the same normalised URL.
+        parsed.source = try SourceURLNormalizer.normalize(parsed.source)
+        let request = parsed
         let options = try ProcessingOptions.parse(segments: request.optionSegments, presets: configuration.presets)
         if let expires = options.expires, Int64(now().timeIntervalSince1970) > expires { throw ImageServiceError.expired }
         try sources.checkAllowed(request.source)
@@ -153,12 +156,16 @@ public final class ImageService: Sendable {
             throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
         }
         metrics.setQueue(depth: gate.count)
-        defer {
-            gate.leave()
-            metrics.setQueue(depth: gate.count)
-        }
-        // V-5: fetch, decode, process and encode together within the processing deadline.
-        return try await withProcessingDeadline(seconds: configuration.processingTimeout) { [self] in
+        // V-5: fetch, decode, process and encode together within the processing deadline. The
+        // answer goes at the deadline; the place is given back only when the work has stopped
+        // (it stops within a row of its current step), so the places bound the work running.
+        return try await withProcessingDeadline(
+            seconds: configuration.processingTimeout,
+            whenStopped: { [gate, metrics] in
+                gate.leave()
+                metrics.setQueue(depth: gate.count)
+            }
+        ) { [self] in
             try await produce(path: path, request: request, options: options, choice: choice, ifNoneMatch: ifNoneMatch)
         }
     }
@@ -186,7 +193,7 @@ public final class ImageService: Sendable {
         let (source, fallbackStatus) = try await fetchSource(request)
         let sourceFormat = ImageFormat.detect(source.data)
         if options.raw {
-            return try answer(body: ByteBuffer(bytes: source.data), contentType: sourceFormat.mimeType, etag: etag(source, options, "raw"),
+            return try answer(body: passThroughBody(source, format: sourceFormat), contentType: sourceFormat.mimeType, etag: etag(source, options, "raw"),
                               source: source, options: options, ext: sourceFormat.fileExtension, vary: false, request: request,
                               ifNoneMatch: ifNoneMatch, fallbackStatus: fallbackStatus)
         }
@@ -200,7 +207,7 @@ public final class ImageService: Sendable {
         let tag = etag(source, options, format.rawValue)
         // skip_processing: same format in and out, listed → the source as is.
         if options.skipProcessing.contains(format), OutputFormat(sourceFormat) == format {
-            return try answer(body: ByteBuffer(bytes: source.data), contentType: format.imageFormat.mimeType, etag: tag, source: source,
+            return try answer(body: passThroughBody(source, format: sourceFormat), contentType: format.imageFormat.mimeType, etag: tag, source: source,
                               options: options, ext: format.imageFormat.fileExtension, vary: vary, request: request,
                               ifNoneMatch: ifNoneMatch, fallbackStatus: fallbackStatus)
         }
@@ -217,12 +224,16 @@ public final class ImageService: Sendable {
             let maxResultBytes = configuration.limits.maxResultBytes
             result = try await renders.run(tag) { [processor, pool, results, metrics, decodes] in
                 let rendered = try await pool.run { () throws -> RenderedResult in
-                    _ = try processor.checkHeader(source.data)
+                    let header = try processor.checkHeader(source.data)
+                    // V-5: the result's size and working memory, from the plan, before decoding.
+                    try processor.checkPlan(header, options: options, keepAnimation: format.isAnimatable)
                     decodes.increment()
                     let decodeStart = ContinuousClock.now
                     let image = try processor.decode(source.data, options: options, keepAnimation: format.isAnimatable)
                     metrics.recordStage("decode", ContinuousClock.now - decodeStart)
                     metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
+                    // Deadline passed or every client gone: stop between steps.
+                    if WorkCancellation.isCurrentCancelled { throw ImageServiceError.timedOut }
                     let processStart = ContinuousClock.now
                     let transformed = try processor.transform(image, options: options)
                     metrics.recordStage("process", ContinuousClock.now - processStart)
@@ -268,6 +279,7 @@ public final class ImageService: Sendable {
         }
         var fields = HTTPFields()
         fields[.contentType] = contentType
+        if contentType == ImageFormat.svg.mimeType { fields[.contentSecurityPolicy] = Self.svgContentSecurityPolicy }
         if fallbackStatus != nil {
             fields[.cacheControl] = "public, max-age=\(configuration.fallbackImageTTL ?? configuration.ttl)"
             fields[Self.fallbackImageHeader] = "1"
@@ -281,6 +293,17 @@ public final class ImageService: Sendable {
         metrics.recordBytesOut(body.readableBytes)
         return ServiceReply(status: fallbackStatus ?? 200, fields: fields, body: body)
     }
+
+    /// The source's bytes as answered unprocessed: an SVG sanitised (``SVGSanitizer``) unless
+    /// ``ImageServiceConfiguration/sanitizeSVG`` is off.
+    private func passThroughBody(_ source: SourceImage, format: ImageFormat) -> ByteBuffer {
+        guard format == .svg, configuration.sanitizeSVG else { return ByteBuffer(bytes: source.data) }
+        return ByteBuffer(bytes: SVGSanitizer.sanitize(Array(source.data)))
+    }
+
+    /// The `Content-Security-Policy` of an SVG answer: nothing it references is loaded and
+    /// nothing in it runs, should it be opened as a document.
+    static let svgContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
     private func notModifiedFields(etag: String, vary: Bool) -> HTTPFields {
         var fields = HTTPFields()

@@ -24,6 +24,11 @@ public struct ImageServiceConfiguration: Sendable {
     public var autoAVIF = true
     /// The source cache directory; `nil` = no source cache.
     public var cacheDirectory: URL?
+    /// Bytes the source cache may hold; past it, the oldest entries are removed until it holds
+    /// half (default 1 GiB; `0` = unbounded).
+    public var cacheMaxSize = 1 << 30
+    /// Seconds a source stays in the source cache after it was last written (default 7 days).
+    public var cacheMaxAge: Double = 7 * 24 * 60 * 60
     /// Seconds a cached source is used without asking the origin; older entries are
     /// revalidated with their `ETag`/`Last-Modified` (a 304 keeps them).
     public var sourceRevalidateAfter = 60.0
@@ -54,6 +59,10 @@ public struct ImageServiceConfiguration: Sendable {
     public var maximumRedirects = 5
     /// Bytes of rendered results kept in memory (byte-bounded LRU).
     public var resultCacheBytes = 64 * 1024 * 1024
+    /// Whether SVG answered as SVG (`raw`, `skip_processing`) is sanitised first: scripts,
+    /// event handlers, foreign objects and external references removed (``SVGSanitizer``). On
+    /// by default, as imgproxy's `IMGPROXY_SANITIZE_SVG`.
+    public var sanitizeSVG = true
 
     /// An image answered instead of an error when the source cannot be had (not found,
     /// origin failure or timeout, too large, not an image; SPEC V-7), processed with the
@@ -69,6 +78,13 @@ public struct ImageServiceConfiguration: Sendable {
     /// a request is being received). Longer than nginx's default upstream `keepalive_timeout`
     /// (60 s), so a proxy never reuses a connection the service is closing.
     public var keepAliveTimeout = 75.0
+    /// Seconds a request's head may take to arrive whole after its first byte; then the
+    /// connection is closed (a client that stops or trickles its headers holds it no longer).
+    public var headerTimeout = 10.0
+    /// Client connections held at once; more wait in the listen backlog (imgproxy's
+    /// `IMGPROXY_MAX_CLIENTS`, 2048). ``ImageServer/run(service:host:port:drainTimeout:logger:onListening:)``
+    /// lowers it to what the file descriptor limit allows.
+    public var maxClients = 2048
 
     /// The defaults.
     public init() {}

@@ -52,13 +52,19 @@ final class SourceStore: Sendable {
         downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
         downloaderConfiguration.maxConcurrentDownloads = 64
         downloader = ImageDownloader(configuration: downloaderConfiguration)
-        diskCache = configuration.cacheDirectory.map { DiskCache(directory: $0) }
+        diskCache = configuration.cacheDirectory.map {
+            DiskCache(directory: $0, configuration: DiskCacheConfiguration(maxDiskAge: configuration.cacheMaxAge, maxDiskSize: configuration.cacheMaxSize))
+        }
+        allowedPrefixes = configuration.allowedSourcePrefixes.map { (try? SourceURLNormalizer.normalize($0)) ?? $0 }
     }
 
+    /// The allow-list's prefixes in the form sources are compared in (``SourceURLNormalizer``).
+    let allowedPrefixes: [String]
+
     /// Refuses sources outside the allow-list, unknown schemes and `local://` without a root.
+    /// `source` is normalised (``SourceURLNormalizer``).
     func checkAllowed(_ source: String) throws(ImageServiceError) {
-        if !configuration.allowedSourcePrefixes.isEmpty,
-           !configuration.allowedSourcePrefixes.contains(where: { source.hasPrefix($0) }) {
+        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { source.hasPrefix($0) }) {
             throw .sourceNotAllowed("not in the allow-list")
         }
         let lower = source.lowercased()
@@ -150,8 +156,14 @@ final class SourceStore: Sendable {
         case .cacheNotModified: return ImageServiceError.notModified
         case let .transport(transport):
             if transport.kind == .timedOut { return ImageServiceError.timedOut }
+            if transport.kind == .tooManyRedirects { return ImageServiceError.sourceFailed("too many redirects") }
             return ImageServiceError.sourceFailed("origin unreachable")
-        case .invalidURL: return ImageServiceError.badURL("source URL is not a URL")
+        case let .invalidURL(text): return ImageServiceError.badURL("source URL cannot be requested: \(text ?? "")")
+        case .badImageData(let reason) where reason == "empty response body":
+            // The origin's fault, said in words (not a bad gateway).
+            return ImageServiceError.unprocessable("the source is empty (0 bytes)")
+        case let .invalidDownloadResponse(reason) where reason.hasPrefix("the server redirected"):
+            return ImageServiceError.sourceFailed(reason)
         default: return ImageServiceError.sourceFailed(error.code)
         }
     }

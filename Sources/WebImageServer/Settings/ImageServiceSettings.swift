@@ -34,6 +34,8 @@ public enum ImageServiceSettings {
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
+        Setting(name: "cache-max-size", meaning: "bytes the source cache may hold; past it the oldest half is removed (0 = unbounded)", defaultValue: "1073741824", repeatable: false),
+        Setting(name: "cache-max-age", meaning: "seconds a source stays in the source cache after it was written", defaultValue: "604800", repeatable: false),
         Setting(name: "source-revalidate-after", meaning: "seconds a cached source is used before revalidating it with the origin", defaultValue: "60", repeatable: false),
         Setting(name: "local-root", meaning: "root of local:// sources", defaultValue: "none (local:// refused)", repeatable: false),
         Setting(name: "preset", meaning: "NAME=OPTIONS preset; `default` applies to every URL", defaultValue: "none", repeatable: true),
@@ -46,8 +48,13 @@ public enum ImageServiceSettings {
         Setting(name: "download-timeout", meaning: "seconds a source download may take (then 504)", defaultValue: "10", repeatable: false),
         Setting(name: "max-processing-time", meaning: "seconds a request may take from fetch to encode (then 504)", defaultValue: "30", repeatable: false),
         Setting(name: "max-result-bytes", meaning: "largest encoded result in bytes (then 422)", defaultValue: "67108864", repeatable: false),
+        Setting(name: "max-result-resolution", meaning: "largest result in megapixels, checked before processing (then 400)", defaultValue: "50", repeatable: false),
+        Setting(name: "max-processing-memory", meaning: "bytes of result-sized canvases one request may hold while processing (then 400)", defaultValue: "1073741824", repeatable: false),
+        Setting(name: "sanitize-svg", meaning: "remove scripts, event handlers and external references from SVG answered as SVG", defaultValue: "true", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
         Setting(name: "keep-alive-timeout", meaning: "seconds an idle connection is kept open", defaultValue: "75", repeatable: false),
+        Setting(name: "max-clients", meaning: "client connections held at once; more wait to be accepted (lowered to what the file descriptor limit allows)", defaultValue: "2048", repeatable: false),
+        Setting(name: "header-timeout", meaning: "seconds a request's head may take to arrive after its first byte (then the connection is closed)", defaultValue: "10", repeatable: false),
         Setting(name: "fallback-image", meaning: "image file answered (processed like the source) when a source cannot be had", defaultValue: "none (errors)", repeatable: false),
         Setting(name: "fallback-image-status", meaning: "status of a fallback answer; 0 = the error's status", defaultValue: "200", repeatable: false),
         Setting(name: "fallback-image-ttl", meaning: "Cache-Control max-age of a fallback answer in seconds", defaultValue: "the ttl", repeatable: false),
@@ -128,6 +135,11 @@ public enum ImageServiceSettings {
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }
         if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
         if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
+        if let value = try int("cache-max-size", 0...Int.max) { configuration.cacheMaxSize = value }
+        if let text = one("cache-max-age") {
+            guard let seconds = Double(text), seconds > 0 else { throw Problem(description: "cache-max-age: '\(text)' is not seconds") }
+            configuration.cacheMaxAge = seconds
+        }
         if let text = one("source-revalidate-after") {
             guard let seconds = Double(text), seconds >= 0 else { throw Problem(description: "source-revalidate-after: '\(text)' is not seconds") }
             configuration.sourceRevalidateAfter = seconds
@@ -165,10 +177,23 @@ public enum ImageServiceSettings {
             configuration.processingTimeout = seconds
         }
         if let value = try int("max-result-bytes", 1...Int.max) { configuration.limits.maxResultBytes = value }
+        if let text = one("max-result-resolution") {
+            guard let megapixels = Double(text), megapixels > 0, megapixels <= 10_000 else {
+                throw Problem(description: "max-result-resolution: '\(text)' is not megapixels")
+            }
+            configuration.limits.maxResultPixels = Int(megapixels * 1_000_000)
+        }
+        if let value = try int("max-processing-memory", 1_048_576...Int.max) { configuration.limits.maxProcessingBytes = value }
         if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
+        if let value = try bool("sanitize-svg") { configuration.sanitizeSVG = value }
         if let text = one("keep-alive-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "keep-alive-timeout: '\(text)' is not seconds") }
             configuration.keepAliveTimeout = seconds
+        }
+        if let value = try int("max-clients", 1...1_000_000) { configuration.maxClients = value }
+        if let text = one("header-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "header-timeout: '\(text)' is not seconds") }
+            configuration.headerTimeout = seconds
         }
         if let path = one("fallback-image") {
             // Checked now, not at the first failing request: a typo should stop the start.

@@ -94,7 +94,8 @@ enum HexBytes {
         return bytes
     }
 
-    private static func value(of digit: UInt8) -> UInt8? {
+    /// The value of one hex digit, `nil` for any other byte.
+    static func value(of digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -1,0 +1,141 @@
+extension SVGSanitizer {
+    /// One start or end tag, read leniently and written back with only its safe attributes.
+    struct Tag {
+        /// The local name in lower case (`svg:script` → `script`).
+        var name: String
+        /// The name as written.
+        var rawName: [UInt8]
+        var attributes: [(name: [UInt8], value: [UInt8]?)]
+        var isClosing: Bool
+        var isSelfClosing: Bool
+        /// The index just past the tag's `>`.
+        var end: Int
+
+        /// The tag starting at `index` (a `<`), or `nil` when none starts there.
+        static func parse(_ bytes: [UInt8], at index: Int) -> Tag? {
+            var position = index + 1
+            var closing = false
+            if position < bytes.count, bytes[position] == UInt8(ascii: "/") {
+                closing = true
+                position += 1
+            }
+            let nameStart = position
+            guard position < bytes.count, isNameStart(bytes[position]) else { return nil }
+            while position < bytes.count, isNameByte(bytes[position]) { position += 1 }
+            let rawName = Array(bytes[nameStart..<position])
+            var attributes: [(name: [UInt8], value: [UInt8]?)] = []
+            var selfClosing = false
+            while position < bytes.count {
+                let byte = bytes[position]
+                if isSpace(byte) {
+                    position += 1
+                } else if byte == UInt8(ascii: ">") {
+                    let lowered = String(decoding: rawName.map(SVGSanitizer.lower), as: UTF8.self)
+                    let local = lowered.split(separator: ":").last.map(String.init) ?? lowered
+                    return Tag(
+                        name: local, rawName: rawName, attributes: attributes, isClosing: closing,
+                        isSelfClosing: selfClosing, end: position + 1)
+                } else if byte == UInt8(ascii: "/") {
+                    selfClosing = true
+                    position += 1
+                } else if isNameStart(byte) {
+                    selfClosing = false
+                    let start = position
+                    while position < bytes.count, isNameByte(bytes[position]) { position += 1 }
+                    let name = Array(bytes[start..<position])
+                    var probe = position
+                    while probe < bytes.count, isSpace(bytes[probe]) { probe += 1 }
+                    guard probe < bytes.count, bytes[probe] == UInt8(ascii: "=") else {
+                        attributes.append((name, nil))
+                        continue
+                    }
+                    probe += 1
+                    while probe < bytes.count, isSpace(bytes[probe]) { probe += 1 }
+                    guard probe < bytes.count else { return nil }
+                    if bytes[probe] == UInt8(ascii: "\"") || bytes[probe] == UInt8(ascii: "'") {
+                        let quote = bytes[probe]
+                        guard let close = bytes[(probe + 1)...].firstIndex(of: quote) else { return nil }
+                        attributes.append((name, Array(bytes[(probe + 1)..<close])))
+                        position = close + 1
+                    } else {
+                        let start = probe
+                        while probe < bytes.count, !isSpace(bytes[probe]), bytes[probe] != UInt8(ascii: ">") { probe += 1 }
+                        attributes.append((name, Array(bytes[start..<probe])))
+                        position = probe
+                    }
+                } else {
+                    // Bytes no attribute starts with: skipped.
+                    position += 1
+                }
+            }
+            return nil
+        }
+
+        /// The tag with the attributes that can run or fetch something removed.
+        func serialized() -> [UInt8] {
+            var out: [UInt8] = [UInt8(ascii: "<")]
+            if isClosing {
+                out.append(UInt8(ascii: "/"))
+                out += rawName
+                out.append(UInt8(ascii: ">"))
+                return out
+            }
+            out += rawName
+            for (name, value) in attributes {
+                guard let kept = Self.keptValue(name: name, value: value) else { continue }
+                out.append(UInt8(ascii: " "))
+                out += name
+                if let kept {
+                    out += Array("=\"".utf8)
+                    for byte in kept {
+                        switch byte {
+                        case UInt8(ascii: "\""): out += Array("&quot;".utf8)
+                        case UInt8(ascii: "<"): out += Array("&lt;".utf8)
+                        default: out.append(byte)
+                        }
+                    }
+                    out.append(UInt8(ascii: "\""))
+                }
+            }
+            if isSelfClosing { out.append(UInt8(ascii: "/")) }
+            out.append(UInt8(ascii: ">"))
+            return out
+        }
+
+        /// The value to keep for an attribute (`.some(nil)` for one without a value), `nil` to
+        /// drop it.
+        static func keptValue(name: [UInt8], value: [UInt8]?) -> [UInt8]?? {
+            let lowered = String(decoding: name.map(SVGSanitizer.lower), as: UTF8.self)
+            let local = lowered.split(separator: ":").last.map(String.init) ?? lowered
+            if local.hasPrefix("on") { return nil }
+            guard let value else { return .some(nil) }
+            let text = String(decoding: value, as: UTF8.self)
+            let squeezed = String(text.lowercased().unicodeScalars.filter { $0.value > 0x20 }.map(Character.init))
+            if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(local) {
+                guard !text.contains("&"), SVGSanitizer.isLocalReference(text) else { return nil }
+                return .some(value)
+            }
+            if local == "style" { return .some(SVGSanitizer.sanitizeStyle(value)) }
+            // Animations may not retarget event handlers or links.
+            if local == "attributename", squeezed.hasPrefix("on") || squeezed.contains("href") { return nil }
+            if squeezed.contains("javascript:") || squeezed.contains("vbscript:") { return nil }
+            if squeezed.contains("url("), text.contains("&") { return nil }
+            if squeezed.contains("url(") { return .some(SVGSanitizer.sanitizeStyle(value)) }
+            return .some(value)
+        }
+
+        static func isNameStart(_ byte: UInt8) -> Bool {
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
+        }
+
+        static func isNameByte(_ byte: UInt8) -> Bool {
+            isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+        }
+
+        static func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// Removes from an SVG document what can run or fetch in a browser that opens it (imgproxy
+/// sanitises SVG the same way by default): `<script>`, `<foreignObject>` and other embedding
+/// elements with their content, `on…` event-handler attributes, links whose target is not in
+/// the document (`javascript:`, `http:`, `//…`; only `#fragment` and `data:image/…` stay),
+/// `url(…)` references outside the document in `style`, `@import` rules, processing
+/// instructions such as `<?xml-stylesheet?>` and the `<!DOCTYPE>` with its entity declarations.
+///
+/// A small scanner of its own, not an XML parser: it never expands entities or follows
+/// references, it takes linear time, and bytes it does not understand are dropped rather than
+/// passed on. Text and harmless markup are copied unchanged.
+enum SVGSanitizer {
+    /// Elements removed with everything inside them.
+    static let removedElements: Set<String> = [
+        "script", "foreignobject", "iframe", "embed", "object", "applet", "handler", "listener", "audio", "video",
+        "base", "link", "meta",
+    ]
+
+    /// `svg` sanitised.
+    static func sanitize(_ svg: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(svg.count)
+        var index = 0
+        /// The name of the removed element being skipped, and how deep inside it we are.
+        var skipping: (name: String, depth: Int)? = nil
+        var inStyle = false
+        while index < svg.count {
+            guard svg[index] == UInt8(ascii: "<") else {
+                let next = svg[index...].firstIndex(of: UInt8(ascii: "<")) ?? svg.count
+                if skipping == nil {
+                    let text = svg[index..<next]
+                    output.append(contentsOf: inStyle ? sanitizeStyle(Array(text)) : Array(text))
+                }
+                index = next
+                continue
+            }
+            // Comments, CDATA, declarations and processing instructions.
+            if starts(svg, index, "<!--") {
+                // Comments are dropped: nothing needs them, and old parsers read markup in them.
+                index = find(svg, "-->", from: index + 4).map { $0 + 3 } ?? svg.count
+                continue
+            }
+            if starts(svg, index, "<![CDATA[") {
+                let end = find(svg, "]]>", from: index + 9).map { $0 + 3 } ?? svg.count
+                if skipping == nil {
+                    let body = Array(svg[min(end, index + 9)..<max(index + 9, end - 3)])
+                    // Style sheets keep their CDATA; elsewhere it becomes escaped text.
+                    output.append(contentsOf: inStyle ? Array("<![CDATA[".utf8) + sanitizeStyle(body) + Array("]]>".utf8) : escapedText(body))
+                }
+                index = end
+                continue
+            }
+            if starts(svg, index, "<!") || starts(svg, index, "<?") {
+                // `<!DOCTYPE …[ … ]>` may hold `>` inside its internal subset.
+                index = declarationEnd(svg, from: index)
+                if starts(svg, 0, "<?xml "), output.isEmpty, skipping == nil {
+                    // The XML declaration itself is harmless and keeps the encoding: keep it.
+                    output.append(contentsOf: svg[0..<index])
+                }
+                continue
+            }
+            guard let tag = Tag.parse(svg, at: index) else {
+                // A lone `<` that starts no tag: escaped, so no browser reads a tag into it.
+                if skipping == nil { output.append(contentsOf: Array("&lt;".utf8)) }
+                index += 1
+                continue
+            }
+            index = tag.end
+            if var skip = skipping {
+                if tag.name == skip.name {
+                    if tag.isClosing { skip.depth -= 1 } else if !tag.isSelfClosing { skip.depth += 1 }
+                }
+                skipping = skip.depth == 0 ? nil : skip
+                continue
+            }
+            if removedElements.contains(tag.name) {
+                if !tag.isClosing && !tag.isSelfClosing { skipping = (tag.name, 1) }
+                continue
+            }
+            if tag.name == "style" { inStyle = !tag.isClosing && !tag.isSelfClosing }
+            output.append(contentsOf: tag.serialized())
+        }
+        return output
+    }
+
+    /// Whether `bytes` has `text` at `index`, ASCII case-insensitively.
+    static func starts(_ bytes: [UInt8], _ index: Int, _ text: String) -> Bool {
+        let needle = Array(text.utf8)
+        guard index + needle.count <= bytes.count else { return false }
+        for (offset, byte) in needle.enumerated() where lower(bytes[index + offset]) != lower(byte) { return false }
+        return true
+    }
+
+    static func find(_ bytes: [UInt8], _ text: String, from start: Int) -> Int? {
+        let needle = Array(text.utf8)
+        guard let first = needle.first, start < bytes.count else { return nil }
+        var index = start
+        while index + needle.count <= bytes.count {
+            guard let candidate = bytes[index...].firstIndex(of: first) else { return nil }
+            if candidate + needle.count > bytes.count { return nil }
+            if bytes[candidate..<candidate + needle.count].elementsEqual(needle) { return candidate }
+            index = candidate + 1
+        }
+        return nil
+    }
+
+    /// The end of a `<!…>` or `<?…?>` starting at `index`, brackets of a DOCTYPE's internal
+    /// subset and quoted strings skipped.
+    static func declarationEnd(_ bytes: [UInt8], from index: Int) -> Int {
+        var depth = 0, quote: UInt8? = nil, position = index + 2
+        while position < bytes.count {
+            let byte = bytes[position]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") {
+                depth += 1
+            } else if byte == UInt8(ascii: "]") {
+                depth = max(0, depth - 1)
+            } else if byte == UInt8(ascii: ">"), depth == 0 {
+                return position + 1
+            }
+            position += 1
+        }
+        return bytes.count
+    }
+
+    static func lower(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+
+    /// `bytes` as character data: `&`, `<` and `>` escaped.
+    static func escapedText(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "&"): out += Array("&amp;".utf8)
+            case UInt8(ascii: "<"): out += Array("&lt;".utf8)
+            case UInt8(ascii: ">"): out += Array("&gt;".utf8)
+            default: out.append(byte)
+            }
+        }
+        return out
+    }
+
+    /// CSS with `@import` rules and `url(…)` references outside the document neutralised, and
+    /// no `<` (CSS needs none; markup could end the style element in an HTML parser).
+    static func sanitizeStyle(_ css: [UInt8]) -> [UInt8] {
+        var text = String(decoding: css.filter { $0 != UInt8(ascii: "<") }, as: UTF8.self)
+        // Entity and backslash escapes could spell `url` or `@import` in disguise: such CSS is dropped.
+        if text.contains("\\") || text.contains("&") { return [] }
+        while let range = text.range(of: "@import", options: .caseInsensitive) {
+            let end = text[range.upperBound...].firstIndex(of: ";").map { text.index(after: $0) } ?? text.endIndex
+            text.removeSubrange(range.lowerBound..<end)
+        }
+        var result = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: "url(", options: .caseInsensitive) {
+            result += rest[..<range.upperBound]
+            let close = rest[range.upperBound...].firstIndex(of: ")") ?? rest.endIndex
+            let target = rest[range.upperBound..<close].trimmingCharacters(in: .whitespaces)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            result += isLocalReference(target) ? String(rest[range.upperBound..<close]) : "#"
+            rest = rest[close...]
+        }
+        result += rest
+        return Array(result.utf8)
+    }
+
+    /// Whether a link or `url()` target stays inside the document (`#id`) or is an image
+    /// carried in it (`data:image/…`, SVG excepted, which could carry its own scripts).
+    static func isLocalReference(_ target: String) -> Bool {
+        let trimmed = target.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        if trimmed.hasPrefix("#") { return true }
+        return trimmed.hasPrefix("data:image/") && !trimmed.hasPrefix("data:image/svg")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import WebImageServer
+
+@Suite("Source URL normalisation (RFC 3986 §6.2.2)")
+struct SourceURLNormalizerTests {
+    @Test(arguments: [
+        ("http://H/ok/../private.png", "http://h/private.png"),
+        ("http://h/ok/%2e%2e/private.png", "http://h/private.png"),
+        ("http://h/ok/%2E./private.png", "http://h/private.png"),
+        ("http://h/ok/..\\private.png", "http://h/private.png"),
+        ("HTTP://Example.COM:80/a/./b/../c.png", "http://example.com/a/c.png"),
+        ("https://example.com:443/x.png", "https://example.com/x.png"),
+        ("https://example.com:8443/x.png", "https://example.com:8443/x.png"),
+        ("http://example.com:/x.png", "http://example.com/x.png"),
+        ("http://example.com", "http://example.com/"),
+        ("http://example.com/%7euser/%41.png?a=%7e&b=%2f#frag", "http://example.com/~user/A.png?a=~&b=%2F"),
+        ("http://example.com/a%2fb.png", "http://example.com/a%2Fb.png"),
+        ("http://[::1]:80/a/../b.png", "http://[::1]/b.png"),
+        ("http://user@Example.com/../../x.png", "http://user@example.com/x.png"),
+        ("local://dir/../x.png", "local://dir/../x.png"),
+    ])
+    func normalises(_ input: String, _ expected: String) throws {
+        #expect(try SourceURLNormalizer.normalize(input) == expected)
+    }
+
+    @Test(arguments: ["http://h/%zz.png", "http://h/%2.png", "http://h/x%", "http://[::1/x.png", "http:///x.png"])
+    func refusesMalformed(_ input: String) {
+        #expect(throws: ImageServiceError.self) { try SourceURLNormalizer.normalize(input) }
+    }
+}
+
+@Suite("SVG sanitiser")
+struct SVGSanitizerTests {
+    func clean(_ text: String) -> String {
+        String(decoding: SVGSanitizer.sanitize(Array(text.utf8)), as: UTF8.self)
+    }
+
+    @Test func removesScriptsHandlersAndExternalReferences() {
+        let cases: [(String, String)] = [
+            ("<svg><script>alert(1)</script><rect/></svg>", "<svg><rect/></svg>"),
+            ("<svg><SCRIPT type=\"a\">x<script>y</script>z</SCRIPT><g/></svg>", "<svg><g/></svg>"),
+            ("<svg><svg:script>x</svg:script></svg>", "<svg></svg>"),
+            ("<svg onload=\"a()\" width=\"1\"/>", "<svg width=\"1\"/>"),
+            ("<a href=\"javascript:x\" xlink:href=\" JavaScript:y\">t</a>", "<a>t</a>"),
+            ("<image href=\"http://e/x.png\"/><use href=\"#k\"/>", "<image/><use href=\"#k\"/>"),
+            ("<image href=\"data:image/png;base64,AAAA\"/>", "<image href=\"data:image/png;base64,AAAA\"/>"),
+            ("<image href=\"data:image/svg+xml;base64,AAAA\"/>", "<image/>"),
+            ("<a href=\"&#106;avascript:x\">t</a>", "<a>t</a>"),
+            ("<foreignObject><div>x</div></foreignObject><g/>", "<g/>"),
+            ("<set attributeName=\"onclick\" to=\"x\"/>", "<set to=\"x\"/>"),
+            ("<rect style=\"fill:url(http://e/x)\"/>", "<rect style=\"fill:url(#)\"/>"),
+            ("<rect fill=\"url(#g)\"/>", "<rect fill=\"url(#g)\"/>"),
+            ("<style>@import url(http://e/a.css); .a{fill:url(http://e/x)}</style>", "<style> .a{fill:url(#)}</style>"),
+            ("<!DOCTYPE svg [<!ENTITY a \"<script>\">]><svg/>", "<svg/>"),
+            ("<?xml-stylesheet href=\"http://e/a.css\"?><svg/>", "<svg/>"),
+            ("<svg>a < b</svg>", "<svg>a &lt; b</svg>"),
+            ("<!-- <script>x</script> --><svg/>", "<svg/>"),
+            ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
+        ]
+        for (input, expected) in cases {
+            #expect(clean(input) == expected, "\(input)")
+        }
+    }
+
+    @Test func keepsTheXMLDeclarationAndOrdinaryDocuments() {
+        let svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1 1\"><path d=\"M0 0h1v1z\" fill=\"#fff\"/></svg>"
+        #expect(clean(svg) == svg)
+    }
+
+    @Test func unterminatedInputEndsCleanly() {
+        for input in ["<svg", "<svg a=\"", "<![CDATA[x", "<!-- x", "<!DOCTYPE [", "<script>never closed", "<", "<a b=c"] {
+            let out = clean(input)
+            #expect(!out.lowercased().contains("script"), "\(input) → \(out)")
+        }
+    }
+}
