@@ -4,7 +4,7 @@ import WebImageCodecs
 import WebImageCore
 import WebImageTesting
 
-/// SPEC G-1, G-3 through the tool: `webimage info` names the profile; `webimage convert` writes
+/// G-1, G-3 through the tool: `webimage info` names the profile; `webimage convert` writes
 /// untagged sRGB by default and keeps the profile with `--keep-color-profile`.
 @Suite("webimage colour profiles")
 struct ColorProfileCommandTests {

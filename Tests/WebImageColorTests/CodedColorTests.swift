@@ -5,7 +5,7 @@ import WebImageCodecs
 import WebImageCore
 import WebImageTesting
 
-/// SPEC G-1: PNG's coded colour chunks (`cICP`, `sRGB`, `gAMA` + `cHRM`) and their precedence.
+/// G-1: PNG's coded colour chunks (`cICP`, `sRGB`, `gAMA` + `cHRM`) and their precedence.
 @Suite("Colour: PNG coded colour spaces")
 struct CodedColorTests {
     /// `png` with a chunk of `type` and `data` inserted after `IHDR`.

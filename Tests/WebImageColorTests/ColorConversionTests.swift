@@ -3,7 +3,7 @@ import Testing
 import WebImageCodecs
 import WebImageCore
 
-/// SPEC G-2, G-4, G-5: tagged images decode to sRGB as LittleCMS converts them.
+/// G-2, G-4, G-5: tagged images decode to sRGB as LittleCMS converts them.
 @Suite("Colour: conversion to sRGB")
 struct ColorConversionTests {
     static let coders: [(ImageFormat, any ImageCoder, EncodeOptions)] = [
@@ -44,7 +44,7 @@ struct ColorConversionTests {
             #expect(decoded.colorProfile == nil)
             let reference = TestProfiles.reference(asStored.pixels, from: profile)
             let difference = ColorDifference(decoded.pixels, reference)
-            // The matrix/TRC path agrees with LittleCMS within 0.5 (SPEC G-4), well inside G-5.
+            // The matrix/TRC path agrees with LittleCMS within 0.5 (G-4), well inside G-5.
             #expect(difference.mean <= 0.5 && difference.p95 <= 1.0, "\(format) \(space.name): \(difference)")
             // And the conversion did something: the stored values are far from the result.
             #expect(ColorDifference(asStored.pixels, reference).mean > 1, "\(format) \(space.name)")

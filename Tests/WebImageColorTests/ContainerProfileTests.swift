@@ -4,7 +4,7 @@ import WebImageCodecs
 import WebImageCore
 import WebImageTesting
 
-/// SPEC G-1: TIFF tag 34675 and AVIF `colr` read and converted like the other formats.
+/// G-1: TIFF tag 34675 and AVIF `colr` read and converted like the other formats.
 @Suite("Colour: TIFF and AVIF")
 struct ContainerProfileTests {
     static let ignore: DecodeOptions = {

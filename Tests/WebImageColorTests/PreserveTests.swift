@@ -3,7 +3,7 @@ import Testing
 import WebImageCodecs
 import WebImageCore
 
-/// SPEC G-3: `.preserve` keeps the pixels and the profile, and the encoders embed it.
+/// G-3: `.preserve` keeps the pixels and the profile, and the encoders embed it.
 @Suite("Colour: keeping the profile")
 struct PreserveTests {
     @Test("Given a tagged file, when decoded with .preserve and encoded again, then pixels are as stored and the profile reads back")

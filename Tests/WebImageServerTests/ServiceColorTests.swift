@@ -4,7 +4,7 @@ import WebImage
 import WebImageServer
 import WebImageTesting
 
-/// SPEC G-3, V-2/V-6: the service converts tagged sources to sRGB and writes no profile by
+/// G-3, V-2/V-6: the service converts tagged sources to sRGB and writes no profile by
 /// default; `scp:0` (or `strip-color-profile = false`) answers in the source's colours with its
 /// profile embedded.
 @Suite(.timeLimit(.minutes(2))) struct ServiceColorTests {

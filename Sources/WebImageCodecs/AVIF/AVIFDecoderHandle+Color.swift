@@ -3,7 +3,7 @@ import Foundation
 import WebImageCore
 
 extension AVIFDecoderHandle {
-    /// The colour description of the container after parsing (SPEC G-1): the `colr` `prof`/
+    /// The colour description of the container after parsing (G-1): the `colr` `prof`/
     /// `rICC` ICC profile when there is one (it takes precedence, as in libavif and browsers),
     /// else the `nclx` code points, unless they say sRGB or "unspecified" (untagged).
     var colorProfile: ColorProfile? {

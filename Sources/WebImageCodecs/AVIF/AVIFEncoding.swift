@@ -59,7 +59,7 @@ enum AVIFEncoding {
         }
         image.pointee.yuvRange = AVIF_RANGE_FULL
         if lossless { image.pointee.matrixCoefficients = avifMatrixCoefficients(AVIF_MATRIX_COEFFICIENTS_IDENTITY) }
-        // A kept colour profile (SPEC G-3) goes into the `colr` `prof` box.
+        // A kept colour profile (G-3) goes into the `colr` `prof` box.
         iccProfile?.withUnsafeBytes { icc in
             avifImageSetProfileICC(image, icc.bindMemory(to: UInt8.self).baseAddress, icc.count)
         }

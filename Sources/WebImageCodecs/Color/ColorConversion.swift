@@ -1,6 +1,6 @@
 import WebImageCore
 
-/// The colour step at the end of every decode (SPEC G-2, G-3): what
+/// The colour step at the end of every decode (G-2, G-3): what
 /// ``/WebImageCore/DecodeOptions/colorManagement`` asks for, applied to the decoded (already
 /// reduced) pixels.
 public enum ColorConversion {

@@ -1,7 +1,7 @@
 import Synchronization
 import WebImageCore
 
-/// The transforms built so far, one per distinct profile (SPEC G-4): building one costs
+/// The transforms built so far, one per distinct profile (G-4): building one costs
 /// milliseconds, applying it to a thumbnail microseconds. Bounded (least recently used out)
 /// and thread-safe: the map is guarded by a `Mutex`; transforms are built outside the lock (two
 /// threads meeting the same new profile may both build it; one result is kept).

@@ -2,7 +2,7 @@ import CLCMS2
 import Foundation
 import WebImageCore
 
-/// The ICC bytes an encoder embeds for an image that carries a profile (SPEC G-3): the
+/// The ICC bytes an encoder embeds for an image that carries a profile (G-3): the
 /// profile's own bytes, or for a coded description (CICP, gamma/chromaticities) an equivalent
 /// matrix/TRC profile made by LittleCMS. `nil` for untagged and sRGB images (untagged is
 /// sRGB to every reader) and for descriptions with no ICC equivalent (HDR transfers).

@@ -1,4 +1,4 @@
-/// The fast path for matrix/TRC sources (SPEC G-4): per-channel table to linear light in 1.14
+/// The fast path for matrix/TRC sources (G-4): per-channel table to linear light in 1.14
 /// fixed point, a 3×3 fixed-point matrix from the source's primaries to sRGB's (both in the
 /// D50 PCS, relative colorimetric, as LittleCMS joins two matrix/TRC profiles), and a table
 /// back to 8-bit sRGB. Alpha is copied (pixels are straight alpha, so colour channels convert

@@ -3,7 +3,7 @@ import Foundation
 import WebImageCore
 
 extension HEIFPrimaryImage {
-    /// The primary image's colour description (SPEC G-1): its `colr` ICC profile (`prof` or
+    /// The primary image's colour description (G-1): its `colr` ICC profile (`prof` or
     /// `rICC`) when there is one, else its `nclx` code points unless they say sRGB or
     /// "unspecified" (untagged).
     var colorProfile: ColorProfile? {

@@ -2,7 +2,7 @@ import CSPNG
 import Foundation
 import WebImageCore
 
-/// The colour description of a PNG (SPEC G-1), from the chunks before the first `IDAT`, with
+/// The colour description of a PNG (G-1), from the chunks before the first `IDAT`, with
 /// the precedence of the PNG specification (third edition) and browsers:
 /// `cICP` > `iCCP` > `sRGB` > `gAMA` (with `cHRM` when present).
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import WebImageCore
 
-/// Writes an `iCCP` chunk into an encoded PNG (SPEC G-3), right after `IHDR` (the chunk must
+/// Writes an `iCCP` chunk into an encoded PNG (G-3), right after `IHDR` (the chunk must
 /// come before `PLTE` and `IDAT`).
 ///
 /// The profile is stored in a zlib stream of *stored* (uncompressed) deflate blocks, which

@@ -2,7 +2,7 @@ import Foundation
 import WebImageCore
 
 /// The ICC profile of a TIFF file's first page: tag 34675 (`InterColorProfile`, type UNDEFINED
-/// or BYTE) of IFD0 (SPEC G-1), read from the bytes in either byte order. Classic TIFF only
+/// or BYTE) of IFD0 (G-1), read from the bytes in either byte order. Classic TIFF only
 /// (a BigTIFF file gives no profile). Every read is bounds-checked; at most
 /// ``TIFFICCProfile/maxEntries`` entries are looked at.
 enum TIFFICCProfile {

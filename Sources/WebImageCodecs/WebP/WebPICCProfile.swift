@@ -2,7 +2,7 @@ import CWebP
 import Foundation
 import WebImageCore
 
-/// The ICC profile of an extended (`VP8X`) WebP file's `ICCP` chunk (SPEC G-1), read from the
+/// The ICC profile of an extended (`VP8X`) WebP file's `ICCP` chunk (G-1), read from the
 /// RIFF chunks without libwebp. The walk is bounded by the data: every chunk size is checked
 /// against what remains.
 enum WebPICCProfile {

@@ -1,4 +1,4 @@
-/// What decoding does with a source's colour description (SPEC G-2, G-3).
+/// What decoding does with a source's colour description (G-2, G-3).
 public enum ColorManagement: Sendable, Hashable {
     /// Convert tagged images to sRGB (relative colorimetric), so that everything after the
     /// decoder works in sRGB and writes untagged sRGB, which is what browsers assume. Untagged

@@ -1,18 +1,18 @@
 import Foundation
 
 /// How an image's pixel values are to be read as colours: the colour description its file
-/// carries (SPEC G-1).
+/// carries (G-1).
 ///
 /// `nil` where a ``ColorProfile`` is expected means *untagged*, which every consumer reads as
 /// sRGB. A profile is a small value: the ICC bytes are a `Data`, shared by reference when the
 /// value is copied, so images, metadata and caches can carry it freely.
 ///
 /// The kinds follow what formats store:
-/// - ``Kind/icc(_:)``: an embedded ICC profile (JPEG `APP2`, PNG `iCCP`, WebP `ICCP`, TIFF tag
+/// - `.icc`: an embedded ICC profile (JPEG `APP2`, PNG `iCCP`, WebP `ICCP`, TIFF tag
 ///   34675, AVIF/HEIC `colr` `prof`/`rICC`).
-/// - ``Kind/sRGB``: a file that declares sRGB without a profile (PNG `sRGB` chunk).
-/// - ``Kind/cicp(_:)``: coded code points (PNG `cICP`, AVIF/HEIC `colr` `nclx`).
-/// - ``Kind/gamma(_:chromaticities:)``: PNG `gAMA`, with `cHRM` when present.
+/// - `.sRGB`: a file that declares sRGB without a profile (PNG `sRGB` chunk).
+/// - `.cicp`: coded code points (PNG `cICP`, AVIF/HEIC `colr` `nclx`).
+/// - `.gamma`: PNG `gAMA`, with `cHRM` when present.
 public struct ColorProfile: Sendable, Hashable, CustomStringConvertible {
     /// What the file stores.
     public enum Kind: Sendable, Hashable {

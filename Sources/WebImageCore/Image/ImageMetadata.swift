@@ -15,7 +15,7 @@ public struct ImageMetadata: Sendable, Hashable {
     public var orientation: ImageOrientation
     /// Whether the image has an alpha channel or transparency, `nil` when unknown.
     public var hasAlpha: Bool?
-    /// The colour description the file carries (SPEC G-1), `nil` for untagged (sRGB) or when
+    /// The colour description the file carries (G-1), `nil` for untagged (sRGB) or when
     /// the reader does not look for it.
     public var colorProfile: ColorProfile?
 
