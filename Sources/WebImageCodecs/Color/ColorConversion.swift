@@ -62,6 +62,32 @@ public enum ColorConversion {
         }
     }
 
+    /// Converts RGBA8 pixels (straight alpha, 4 bytes a pixel) read in `profile` to sRGB in
+    /// place, as decoders do with the buffer they just filled.
+    /// - Returns: `false` when `profile` needs no conversion (sRGB-equivalent, or a description
+    ///   the library cannot convert) or is CMYK; the pixels are then untouched.
+    @discardableResult
+    public static func convertToSRGB(_ pixels: UnsafeMutableBufferPointer<UInt8>, from profile: ColorProfile) -> Bool {
+        guard let base = pixels.baseAddress else { return false }
+        let count = pixels.count / 4
+        switch ColorTransformCache.shared.transform(for: profile) {
+        case .identity, .lcmsCMYK:
+            return false
+        case .matrixShaper(let fast):
+            fast.apply(base, base, count: count)
+        case .gray(let table):
+            for i in 0..<count {
+                let p = i * 4
+                pixels[p] = table[Int(pixels[p])]
+                pixels[p + 1] = table[Int(pixels[p + 1])]
+                pixels[p + 2] = table[Int(pixels[p + 2])]
+            }
+        case .lcmsRGBA(let lcms):
+            lcms.apply(base, base, count: count)
+        }
+        return true
+    }
+
     /// Converts CMYK pixels (TurboJPEG's 4 bytes a pixel) to opaque RGBA in place with
     /// `profile`; `false` when the profile gives no CMYK transform (the caller falls back to
     /// the naive conversion).

@@ -49,7 +49,7 @@ enum ColorTransform: Sendable {
     }
 
     /// The largest sum of absolute coefficients in a row the fixed-point path takes (so that
-    /// no 1.14 sum can overflow `Int32`).
+    /// no 1.14 sum can overflow `Int32`); beyond it LittleCMS converts.
     static let maxRowMagnitude = 7.5
 
     private static func makeRGB(_ source: LCMSProfile, sRGB: LCMSProfile) -> ColorTransform {

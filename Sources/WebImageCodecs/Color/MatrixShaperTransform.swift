@@ -1,8 +1,11 @@
 /// The fast path for matrix/TRC sources (G-4): per-channel table to linear light in 1.14
-/// fixed point, a 3×3 fixed-point matrix from the source's primaries to sRGB's (both in the
-/// D50 PCS, relative colorimetric, as LittleCMS joins two matrix/TRC profiles), and a table
-/// back to 8-bit sRGB. Alpha is copied (pixels are straight alpha, so colour channels convert
-/// on their own).
+/// fixed point (as LittleCMS's own 8-bit matrix/shaper optimisation), a 3×3 fixed-point matrix
+/// from the source's primaries to sRGB's (both in the D50 PCS, relative colorimetric, as
+/// LittleCMS joins two matrix/TRC profiles), and a 16385-entry table back to 8-bit sRGB.
+/// The first two steps are folded into one table per channel of each 8-bit value's
+/// contribution to the three outputs (a `SIMD4<Int32>`: the linear value times the matrix
+/// column), so a pixel costs three table loads and two vector additions, no multiply. Alpha is copied (pixels are straight alpha, so colour
+/// channels convert on their own).
 ///
 /// A value of plain arrays: built once per profile, shared read-only by every thread.
 struct MatrixShaperTransform: Sendable {
@@ -15,6 +18,10 @@ struct MatrixShaperTransform: Sendable {
     let matrix: [Int32]
     /// 8-bit sRGB for each linear value 0…16384.
     let output: [UInt8]
+    /// Per channel and 8-bit value, its contribution to linear sRGB red, green and blue in
+    /// 2.28 fixed point (`input × matrix column`; the rounding half is in the red table):
+    /// 3 × 256 entries.
+    let contributions: [SIMD4<Int32>]
 
     /// - Parameters:
     ///   - curves: each channel's tone curve sampled at the 256 8-bit inputs (0…1 out).
@@ -32,31 +39,40 @@ struct MatrixShaperTransform: Sendable {
         self.output = (0...Int(Self.one)).map { v in
             UInt8((TransferCurve.encodeSRGB(Double(v) / one) * 255).rounded())
         }
+        let fixed = self.matrix
+        var contributions: [SIMD4<Int32>] = []
+        contributions.reserveCapacity(3 * 256)
+        for channel in 0..<3 {
+            let column = SIMD4<Int32>(fixed[channel], fixed[3 + channel], fixed[6 + channel], 0)
+            let rounding = channel == 0 ? SIMD4<Int32>(repeating: 1 << 13) : SIMD4<Int32>(repeating: 0)
+            for value in 0..<256 {
+                contributions.append(column &* SIMD4<Int32>(repeating: input[channel * 256 + value]) &+ rounding)
+            }
+        }
+        self.contributions = contributions
     }
 
-    /// Converts `count` RGBA8 pixels from `source` into `destination` (which may be the same).
+    /// Converts `count` RGBA8 pixels from `source` into `destination` (which may be the same:
+    /// each pixel is read whole before it is written). One 32-bit load and store per pixel
+    /// (little-endian, as on every platform the library builds for).
     func apply(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int) {
-        input.withUnsafeBufferPointer { lin in
+        contributions.withUnsafeBufferPointer { table in
             output.withUnsafeBufferPointer { out in
-                let m = (matrix[0], matrix[1], matrix[2], matrix[3], matrix[4], matrix[5], matrix[6], matrix[7], matrix[8])
                 let top = Self.one
-                let half: Int32 = 1 << 13
-                let l = lin.baseAddress!
+                let c = table.baseAddress!
                 let o = out.baseAddress!
+                let src = UnsafeRawPointer(source)
+                let dst = UnsafeMutableRawPointer(destination)
                 for i in 0..<count {
                     let p = i &* 4
-                    let r = l[Int(source[p])]
-                    let g = l[256 &+ Int(source[p &+ 1])]
-                    let b = l[512 &+ Int(source[p &+ 2])]
-                    // |coefficients| sum to under 8 for any real pair of spaces, so
-                    // 16384 · 16384 · 8 = 2^31 bounds every sum: no overflow in Int32.
-                    let x = (m.0 &* r &+ m.1 &* g &+ m.2 &* b &+ half) >> 14
-                    let y = (m.3 &* r &+ m.4 &* g &+ m.5 &* b &+ half) >> 14
-                    let z = (m.6 &* r &+ m.7 &* g &+ m.8 &* b &+ half) >> 14
-                    destination[p] = o[Int(min(max(x, 0), top))]
-                    destination[p &+ 1] = o[Int(min(max(y, 0), top))]
-                    destination[p &+ 2] = o[Int(min(max(z, 0), top))]
-                    destination[p &+ 3] = source[p &+ 3]
+                    let pixel = src.loadUnaligned(fromByteOffset: p, as: UInt32.self)
+                    // |coefficients| of a row sum to at most 7.5 (checked when the transform is
+                    // built), so 16384 · 16384 · 7.5 < 2^31: no overflow in Int32.
+                    let sum = c[Int(pixel & 0xFF)] &+ c[256 &+ Int((pixel >> 8) & 0xFF)] &+ c[512 &+ Int((pixel >> 16) & 0xFF)]
+                    let v = sum &>> 14
+                    let x = Int(min(max(v[0], 0), top)), y = Int(min(max(v[1], 0), top)), z = Int(min(max(v[2], 0), top))
+                    let word = UInt32(o[x]) | UInt32(o[y]) << 8 | UInt32(o[z]) << 16
+                    dst.storeBytes(of: word | (pixel & 0xFF00_0000), toByteOffset: p, as: UInt32.self)
                 }
             }
         }

@@ -114,10 +114,18 @@ enum JPEGDecompression {
             let storedTarget = swaps ? transposed(displayedTarget) : displayedTarget
             let decodeSize = reduced ?? dctScaledSize(of: header.size, covering: thumbnailDecodeTarget(storedTarget, full: header.size))
 
+            // RGB and grey with a profile are converted to sRGB in the buffer TurboJPEG just
+            // filled when it is the final size (no new buffer); a thumbnail is converted after
+            // its resampling, on fewer pixels.
+            let convertsInPlace = options.colorManagement == .convertToSRGB && !header.isCMYK && header.colorProfile != nil
+                && decodeSize == storedTarget
             var pixels = try PixelBuffer.make(width: decodeSize.width, height: decodeSize.height) { out in
                 try decompress(
                     b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage,
                     colorManagement: options.colorManagement)
+                if convertsInPlace, let profile = header.colorProfile {
+                    ColorConversion.convertToSRGB(out, from: profile)
+                }
             }
             if pixels.width != storedTarget.width || pixels.height != storedTarget.height {
                 pixels = pixels.thumbnail(to: storedTarget)
@@ -130,8 +138,9 @@ enum JPEGDecompression {
             let image = Image(
                 pixels: pixels, scale: options.imageScale, orientation: resultOrientation,
                 format: .jpeg, hasAlpha: false)
-            // CMYK was converted to RGB while decompressing: its profile no longer applies.
-            return ColorConversion.finish(image, profile: header.isCMYK ? nil : header.colorProfile, options: options)
+            // CMYK was converted to RGB, and RGB to sRGB, while decompressing.
+            return ColorConversion.finish(
+                image, profile: header.isCMYK || convertsInPlace ? nil : header.colorProfile, options: options)
         }
     }
 
