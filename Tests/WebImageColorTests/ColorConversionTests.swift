@@ -44,6 +44,7 @@ struct ColorConversionTests {
             #expect(decoded.colorProfile == nil)
             let reference = TestProfiles.reference(asStored.pixels, from: profile)
             let difference = ColorDifference(decoded.pixels, reference)
+            print("colour: \(format) \(space.name) against LittleCMS: \(difference)")
             // The matrix/TRC path agrees with LittleCMS within 0.5 (G-4), well inside G-5.
             #expect(difference.mean <= 0.5 && difference.p95 <= 1.0, "\(format) \(space.name): \(difference)")
             // And the conversion did something: the stored values are far from the result.
