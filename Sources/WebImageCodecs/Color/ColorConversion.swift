@@ -35,6 +35,14 @@ public enum ColorConversion {
         return true
     }
 
+    /// `pixels` (RGBA8) read in `profile`, converted to sRGB: a new buffer, or `pixels` itself
+    /// when the profile needs no conversion. Animated sources convert each frame with it.
+    public static func toSRGB(_ pixels: PixelBuffer, from profile: ColorProfile) -> PixelBuffer {
+        let transform = ColorTransformCache.shared.transform(for: profile)
+        if case .identity = transform { return pixels }
+        return convert(pixels, transform)
+    }
+
     static func convert(_ pixels: PixelBuffer, _ transform: ColorTransform) -> PixelBuffer {
         let count = pixels.width * pixels.height
         return pixels.bytes.withUnsafeBufferPointer { source in
