@@ -21,42 +21,78 @@ struct ServeCommand: AsyncParsableCommand {
             """)
 
     @Option(help: "Configuration file of `name = value` lines.") var config: String?
-    @Option(help: "HOST:PORT to listen on; port 0 picks a free port.") var bind: String?
-    @Option(help: "Requests processed at once.") var workers: String?
-    @Option(help: "Requests allowed to wait; beyond, 429.") var queue: String?
-    @Option(name: .customLong("fetch-ahead"), help: "Requests that may fetch their source while every worker is busy (default: all; 0 = only for a free worker).") var fetchAhead: String?
-    @Option(name: .customLong("max-src-resolution"), help: "Largest source in megapixels.") var maxSrcResolution: String?
-    @Option(name: .customLong("max-src-bytes"), help: "Largest source in bytes.") var maxSrcBytes: String?
-    @Option(name: .customLong("max-animation-frames"), help: "Most frames of an animated source.") var maxAnimationFrames: String?
-    @Option(help: "Cache-Control max-age in seconds.") var ttl: String?
-    @Option(name: .customLong("auto-webp"), help: "Answer WebP to clients that accept it (true/false).") var autoWebP: String?
-    @Option(name: .customLong("auto-avif"), help: "Answer AVIF to clients that accept it (true/false).") var autoAVIF: String?
-    @Option(name: .customLong("strip-color-profile"), help: "Convert to sRGB and write no colour profile (true/false; default true).") var stripColorProfile: String?
-    @Option(name: .customLong("cache-dir"), help: "Source cache directory.") var cacheDir: String?
-    @Option(name: .customLong("cache-max-size"), help: "Bytes the source cache may hold; past it the oldest half is removed (default 1 GiB; 0 = unbounded).") var cacheMaxSize: String?
-    @Option(name: .customLong("cache-max-age"), help: "Seconds a source stays in the source cache after it was written (default 7 days).") var cacheMaxAge: String?
-    @Option(name: .customLong("local-root"), help: "Root of local:// sources.") var localRoot: String?
-    @Option(name: .customLong("source-revalidate-after"), help: "Seconds a cached source is used before revalidating it.") var sourceRevalidateAfter: String?
-    @Option(help: "NAME=OPTIONS preset (repeatable); `default` applies to every URL.") var preset: [String] = []
-    @Option(help: "Hex signing key (repeatable, paired with --salt).") var key: [String] = []
-    @Option(help: "Hex signing salt (repeatable).") var salt: [String] = []
-    @Option(name: .customLong("signature-size"), help: "Bytes of HMAC kept in signatures (1-32).") var signatureSize: String?
-    @Option(name: .customLong("allow-source"), help: "Allowed source URL prefix (repeatable).") var allowSource: [String] = []
-    @Option(name: .customLong("allow-network"), help: "Allow sources on loopback, private or link-local addresses (repeatable).") var allowNetwork: [String] = []
-    @Option(name: .customLong("allow-address"), help: "Allow sources in this CIDR range (repeatable).") var allowAddress: [String] = []
-    @Option(name: .customLong("download-timeout"), help: "Seconds a source download may take.") var downloadTimeout: String?
-    @Option(name: .customLong("result-cache-bytes"), help: "Bytes of results kept in memory.") var resultCacheBytes: String?
-    @Option(name: .customLong("max-processing-time"), help: "Seconds a request may take from fetch to encode (then 504).") var maxProcessingTime: String?
-    @Option(name: .customLong("max-result-bytes"), help: "Largest encoded result in bytes (then 422).") var maxResultBytes: String?
-    @Option(name: .customLong("max-result-resolution"), help: "Largest result in megapixels, checked before processing (then 400; default 50).") var maxResultResolution: String?
-    @Option(name: .customLong("max-processing-memory"), help: "Bytes of result-sized canvases one request may hold while processing (then 400; default 1 GiB).") var maxProcessingMemory: String?
-    @Option(name: .customLong("sanitize-svg"), help: "Remove scripts, event handlers and external references from SVG answered as SVG (true/false; default true).") var sanitizeSVG: String?
-    @Option(name: .customLong("max-clients"), help: "Client connections held at once; more wait to be accepted (default 2048, lowered to what the file descriptor limit allows).") var maxClients: String?
-    @Option(name: .customLong("header-timeout"), help: "Seconds a request's head may take to arrive after its first byte (default 10).") var headerTimeout: String?
-    @Option(name: .customLong("keep-alive-timeout"), help: "Seconds an idle connection is kept open.") var keepAliveTimeout: String?
-    @Option(name: .customLong("fallback-image"), help: "Image file answered (processed like the source) when a source cannot be had.") var fallbackImage: String?
-    @Option(name: .customLong("fallback-image-status"), help: "Status of a fallback answer (default 200; 0 = the error's status).") var fallbackImageStatus: String?
-    @Option(name: .customLong("fallback-image-ttl"), help: "Cache-Control max-age of a fallback answer (default: the ttl).") var fallbackImageTTL: String?
+    @Option(help: Self.help("bind")) var bind: String?
+    @Option(help: Self.help("workers")) var workers: String?
+    @Option(help: Self.help("queue")) var queue: String?
+    @Option(name: .customLong("fetch-ahead"), help: Self.help("fetch-ahead")) var fetchAhead: String?
+    @Option(name: .customLong("max-src-resolution"), help: Self.help("max-src-resolution")) var maxSrcResolution: String?
+    @Option(name: .customLong("max-src-bytes"), help: Self.help("max-src-bytes")) var maxSrcBytes: String?
+    @Option(name: .customLong("max-animation-frames"), help: Self.help("max-animation-frames")) var maxAnimationFrames: String?
+    @Option(help: Self.help("ttl")) var ttl: String?
+    @Option(name: .customLong("auto-webp"), help: Self.help("auto-webp")) var autoWebP: String?
+    @Option(name: .customLong("auto-avif"), help: Self.help("auto-avif")) var autoAVIF: String?
+    @Option(name: .customLong("strip-color-profile"), help: Self.help("strip-color-profile")) var stripColorProfile: String?
+    @Option(name: .customLong("cache-dir"), help: Self.help("cache-dir")) var cacheDir: String?
+    @Option(name: .customLong("cache-max-size"), help: Self.help("cache-max-size")) var cacheMaxSize: String?
+    @Option(name: .customLong("cache-max-age"), help: Self.help("cache-max-age")) var cacheMaxAge: String?
+    @Option(name: .customLong("local-root"), help: Self.help("local-root")) var localRoot: String?
+    @Option(name: .customLong("source-revalidate-after"), help: Self.help("source-revalidate-after")) var sourceRevalidateAfter: String?
+    @Option(help: Self.help("preset")) var preset: [String] = []
+    @Option(help: Self.help("key")) var key: [String] = []
+    @Option(help: Self.help("salt")) var salt: [String] = []
+    @Option(name: .customLong("signature-size"), help: Self.help("signature-size")) var signatureSize: String?
+    @Option(name: .customLong("allow-source"), help: Self.help("allow-source")) var allowSource: [String] = []
+    @Option(name: .customLong("allow-network"), help: Self.help("allow-network")) var allowNetwork: [String] = []
+    @Option(name: .customLong("allow-address"), help: Self.help("allow-address")) var allowAddress: [String] = []
+    @Option(name: .customLong("download-timeout"), help: Self.help("download-timeout")) var downloadTimeout: String?
+    @Option(name: .customLong("result-cache-bytes"), help: Self.help("result-cache-bytes")) var resultCacheBytes: String?
+    @Option(name: .customLong("max-processing-time"), help: Self.help("max-processing-time")) var maxProcessingTime: String?
+    @Option(name: .customLong("max-result-bytes"), help: Self.help("max-result-bytes")) var maxResultBytes: String?
+    @Option(name: .customLong("max-result-resolution"), help: Self.help("max-result-resolution")) var maxResultResolution: String?
+    @Option(name: .customLong("max-processing-memory"), help: Self.help("max-processing-memory")) var maxProcessingMemory: String?
+    @Option(name: .customLong("sanitize-svg"), help: Self.help("sanitize-svg")) var sanitizeSVG: String?
+    @Option(name: .customLong("max-clients"), help: Self.help("max-clients")) var maxClients: String?
+    @Option(name: .customLong("header-timeout"), help: Self.help("header-timeout")) var headerTimeout: String?
+    @Option(name: .customLong("keep-alive-timeout"), help: Self.help("keep-alive-timeout")) var keepAliveTimeout: String?
+    @Option(name: .customLong("fallback-image"), help: Self.help("fallback-image")) var fallbackImage: String?
+    @Option(name: .customLong("fallback-image-status"), help: Self.help("fallback-image-status")) var fallbackImageStatus: String?
+    @Option(name: .customLong("fallback-image-ttl"), help: Self.help("fallback-image-ttl")) var fallbackImageTTL: String?
+
+    /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
+    static let booleanSettings: Set<String> = ["auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg"]
+
+    /// A flag's help from the settings table: what it does and its default.
+    static func help(_ name: String) -> ArgumentHelp {
+        guard let setting = ImageServiceSettings.all.first(where: { $0.name == name }) else { return ArgumentHelp() }
+        var text = setting.meaning.prefix(1).uppercased() + setting.meaning.dropFirst() + " (default: \(setting.defaultValue))"
+        if setting.repeatable { text += "; repeatable" }
+        if booleanSettings.contains(name) { text += "; a bare --\(name) means true" }
+        return ArgumentHelp(text + ".", valueName: booleanSettings.contains(name) ? "true|false" : nil)
+    }
+
+    /// `arguments` with every bare boolean flag of `serve` given its value: `--auto-webp`
+    /// followed by nothing, another flag or a word that is not true/false becomes
+    /// `--auto-webp=true` (the argument parser needs a value for an option).
+    static func expandingBareFlags(_ arguments: [String]) -> [String] {
+        guard let serve = arguments.firstIndex(of: "serve") else { return arguments }
+        let values: Set<String> = ["1", "0", "t", "f", "true", "false", "yes", "no", "on", "off"]
+        var result = Array(arguments[...serve])
+        var index = serve + 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--"), booleanSettings.contains(String(argument.dropFirst(2))) {
+                let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+                if next.map({ values.contains($0.lowercased()) }) != true {
+                    result.append(argument + "=true")
+                    index += 1
+                    continue
+                }
+            }
+            result.append(argument)
+            index += 1
+        }
+        return result
+    }
 
     func run() async throws {
         // Before the service's threads allocate (docs/DEPLOYMENT.md, "Memory").

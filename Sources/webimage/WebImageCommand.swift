@@ -21,6 +21,6 @@ struct WebImageCommand: AsyncParsableCommand {
         CodecOutputCapture.install { line in
             if showsCodecLines { Console.note("codec library: \(line)") }
         }
-        await main(nil)
+        await main(ServeCommand.expandingBareFlags(Array(CommandLine.arguments.dropFirst())))
     }
 }

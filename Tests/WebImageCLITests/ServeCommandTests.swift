@@ -23,6 +23,22 @@ import WebImageTesting
         #expect(missingKey.status != 0)
     }
 
+    @Test("Given serve --help, then every setting shows its default; a bare boolean flag means true")
+    func helpShowsDefaultsAndBareFlagsWork() async throws {
+        let help = try await CLIRunner.run(["serve", "--help"])
+        let text = (help.stdout + help.stderr).replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for expected in [
+            "--max-clients <max-clients>", "(default: 2048)", "--auto-webp <true|false>", "a bare --auto-webp means true",
+            "(default: 1073741824)", "(default: 127.0.0.1:8080)", "(default: none (unsigned)); repeatable",
+        ] {
+            #expect(text.contains(expected), "\(expected) missing from: \(text)")
+        }
+        let serve = try await ServeProcess.start(["--auto-webp", "--sanitize-svg", "--auto-avif", "false", "--workers", "1"])
+        #expect(serve.isRunning, "bare boolean flags are accepted")
+        await serve.stop()
+    }
+
     @Test func servePrintsOneLineServesAndDrainsOnSIGTERM() async throws {
         guard let binary = CLIRunner.binary else { Issue.record("webimage binary not found"); return }
         let origin = HTTPTestServer()
