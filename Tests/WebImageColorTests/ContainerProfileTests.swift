@@ -1,3 +1,4 @@
+import CJXL
 import Foundation
 import Testing
 import WebImageCodecs
@@ -55,5 +56,59 @@ extension ContainerProfileTests {
         let plain = try AVIFCoder().encode(Image(pixels: TestImages.pattern(), hasAlpha: false), format: .avif, options: EncodeOptions())
         #expect(try AVIFCoder().readMetadata(plain).colorProfile == nil)
         #expect(try AVIFCoder().decode(plain, options: .default).pixels.bytes == AVIFCoder().decode(plain, options: Self.ignore).pixels.bytes)
+    }
+}
+
+
+extension ContainerProfileTests {
+    /// `pixels` (opaque) as a lossless JPEG XL carrying `icc`.
+    static func jxl(_ pixels: PixelBuffer, icc: Data) throws -> Data {
+        let encoder = try #require(JxlEncoderCreate(nil))
+        defer { JxlEncoderDestroy(encoder) }
+        var info = JxlBasicInfo()
+        JxlEncoderInitBasicInfo(&info)
+        info.xsize = UInt32(pixels.width)
+        info.ysize = UInt32(pixels.height)
+        info.bits_per_sample = 8
+        info.uses_original_profile = JXL_TRUE
+        info.num_color_channels = 3
+        try #require(JxlEncoderSetBasicInfo(encoder, &info) == JXL_ENC_SUCCESS)
+        let iccSet = icc.withUnsafeBytes { JxlEncoderSetICCProfile(encoder, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+        try #require(iccSet == JXL_ENC_SUCCESS)
+        let settings = try #require(JxlEncoderFrameSettingsCreate(encoder, nil))
+        try #require(JxlEncoderSetFrameLossless(settings, JXL_TRUE) == JXL_ENC_SUCCESS)
+        var rgb = stride(from: 0, to: pixels.bytes.count, by: 4).flatMap { pixels.bytes[$0..<$0 + 3] }
+        var format = JxlPixelFormat(num_channels: 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
+        let added = rgb.withUnsafeMutableBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+        try #require(added == JXL_ENC_SUCCESS)
+        JxlEncoderCloseInput(encoder)
+        var output = [UInt8](repeating: 0, count: 1 << 16)
+        var written = 0
+        while true {
+            let status = output.withUnsafeMutableBufferPointer { buffer -> JxlEncoderStatus in
+                var next = buffer.baseAddress.map { $0 + written }
+                var available = buffer.count - written
+                let status = JxlEncoderProcessOutput(encoder, &next, &available)
+                written = buffer.count - available
+                return status
+            }
+            if status == JXL_ENC_SUCCESS { break }
+            try #require(status == JXL_ENC_NEED_MORE_OUTPUT)
+            output += [UInt8](repeating: 0, count: output.count)
+        }
+        return Data(output[..<written])
+    }
+
+    @Test("Given a lossless JPEG XL with an Adobe RGB profile, when decoded, then it matches LittleCMS")
+    func jxlProfile() throws {
+        let profile = TestProfiles.profile(TestProfiles.adobeRGB)
+        let pixels = TestImages.pattern()
+        let data = try Self.jxl(pixels, icc: try #require(profile.iccData))
+        #expect(try JXLCoder().readMetadata(data).colorProfile != nil)
+        let asStored = try JXLCoder().decode(data, options: Self.ignore)
+        #expect(asStored.pixels.bytes == pixels.bytes)
+        let decoded = try JXLCoder().decode(data, options: .default)
+        let difference = ColorDifference(decoded.pixels, TestProfiles.reference(pixels, from: profile))
+        #expect(difference.mean <= 0.5 && difference.p95 <= 1.0, "\(difference)")
     }
 }
