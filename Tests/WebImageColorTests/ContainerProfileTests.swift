@@ -112,3 +112,38 @@ extension ContainerProfileTests {
         #expect(difference.mean <= 0.5 && difference.p95 <= 1.0, "\(difference)")
     }
 }
+
+extension ContainerProfileTests {
+    /// `gif` with an `ICCRGBG1012` application extension holding `icc` after its global colour
+    /// table.
+    static func inserting(icc: Data, into gif: Data) -> Data {
+        let flags = gif[gif.startIndex + 10]
+        let tableBytes = flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0
+        var block = Data([0x21, 0xFF, 11] + Array("ICCRGBG1012".utf8))
+        var offset = icc.startIndex
+        while offset < icc.endIndex {
+            let length = min(255, icc.endIndex - offset)
+            block.append(UInt8(length))
+            block.append(icc[offset..<(offset + length)])
+            offset += length
+        }
+        block.append(0)
+        var out = Data(gif.prefix(13 + tableBytes))
+        out.append(block)
+        out.append(gif.dropFirst(13 + tableBytes))
+        return out
+    }
+
+    @Test("Given a GIF with an ICCRGBG1012 profile, when decoded, then it matches LittleCMS")
+    func gifProfile() throws {
+        let profile = TestProfiles.profile(TestProfiles.proPhoto)
+        let untagged = try GIFCoder().encode(Image(pixels: TestImages.pattern(), hasAlpha: false), format: .gif, options: EncodeOptions())
+        let data = Self.inserting(icc: try #require(profile.iccData), into: untagged)
+        #expect(try GIFCoder().readMetadata(data).colorProfile == profile)
+        let asStored = try GIFCoder().decode(data, options: Self.ignore)
+        #expect(asStored.pixels.bytes == (try GIFCoder().decode(untagged, options: .default)).pixels.bytes)
+        let decoded = try GIFCoder().decode(data, options: .default)
+        let difference = ColorDifference(decoded.pixels, TestProfiles.reference(asStored.pixels, from: profile))
+        #expect(difference.mean <= 0.5 && difference.p95 <= 1.0, "\(difference)")
+    }
+}
