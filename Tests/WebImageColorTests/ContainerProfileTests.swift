@@ -145,5 +145,7 @@ extension ContainerProfileTests {
         let decoded = try GIFCoder().decode(data, options: .default)
         let difference = ColorDifference(decoded.pixels, TestProfiles.reference(asStored.pixels, from: profile))
         #expect(difference.mean <= 0.5 && difference.p95 <= 1.0, "\(difference)")
+        // Frame by frame, through the animated source: the same pixels.
+        #expect(try GIFCoder().makeAnimatedSource(data, options: .default).frame(at: 0).bytes == decoded.pixels.bytes)
     }
 }
