@@ -5,6 +5,8 @@
 //     LittleCMS's cmsDoTransform (8-bit RGBA, relative colorimetric, alpha copied, its default
 //     optimisations) on the same 48 MB buffer, both in place; median process-CPU ms.
 //   - decode: full decode of the same picture as a q90 JPEG, untagged against tagged.
+//   - thumbnail: decode to fit 500×500 and encode JPEG q80 (the service's task, in process),
+//     Display P3 against untagged.
 import CLCMS2
 import Foundation
 import WebImageCodecs
@@ -102,5 +104,17 @@ enum ColourBench {
             let time = try median(iterations) { _ = try coder.decode(tagged, options: .default) }
             print(String(format: "decode 12 MP JPEG %@ cpu_ms=%.1f (%.2fx untagged)", name, time, time / plain))
         }
+        // The service's thumbnail task in process: decode to fit 500×500 (shrink on load, then
+        // the conversion on the reduced pixels), encode JPEG q80.
+        let box = DecodeOptions(thumbnailPixelSize: PixelSize(width: 500, height: 500))
+        let thumbnail = { (data: Data) throws in
+            _ = try coder.encode(try coder.decode(data, options: box), format: .jpeg, options: EncodeOptions(quality: 0.8))
+        }
+        let plainThumbnail = try median(iterations) { try thumbnail(untagged) }
+        print(String(format: "thumbnail 12 MP JPEG -> 500 px untagged cpu_ms=%.1f", plainThumbnail))
+        let taggedP3 = try coder.encode(
+            Image(pixels: pixels, hasAlpha: false, colorProfile: displayP3), format: .jpeg, options: EncodeOptions(quality: 0.9))
+        let p3Thumbnail = try median(iterations) { try thumbnail(taggedP3) }
+        print(String(format: "thumbnail 12 MP JPEG -> 500 px Display P3 cpu_ms=%.1f (%.3fx untagged)", p3Thumbnail, p3Thumbnail / plainThumbnail))
     }
 }
