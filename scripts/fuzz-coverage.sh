@@ -20,10 +20,10 @@ CORPUS=${WEBIMAGE_CORPUS:-../shared/corpus}
 WORK=.build-fuzz-corpus
 BIN=.build-fuzz/debug/webimage-fuzz
 
-"$SWIFT" build --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz --product webimage-fuzz \
+[ -n "${FUZZ_SKIP_BUILD:-}" ] || "$SWIFT" build --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz --product webimage-fuzz \
   -Xswiftc -DWEBIMAGE_LIBFUZZER -Xswiftc -use-ld=lld
 # The same sources without libFuzzer: lists the targets and writes their generated seeds.
-"$SWIFT" build --product webimage-fuzz >/dev/null
+[ -n "${FUZZ_SKIP_BUILD:-}" ] || "$SWIFT" build --product webimage-fuzz >/dev/null
 REPLAY=$("$SWIFT" build --show-bin-path)/webimage-fuzz
 
 TARGETS=${FUZZ_TARGETS:-$("$REPLAY" --list | cut -f1)}
@@ -45,7 +45,7 @@ run_target() {
   "$REPLAY" --seeds "$target" "$seeds"
   case $target in decode | header) [ -d "$CORPUS" ] && extra+=("$CORPUS") ;; esac
   [ -n "$dict" ] && dict="-dict=Fuzz/dictionaries/$dict"
-  WEBIMAGE_FUZZ_TARGET=$target \
+  WEBIMAGE_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no \
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:detect_odr_violation=0 \
   LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp \
     "$BIN" "$grow" "$seeds" "${extra[@]}" $dict -max_total_time="$FUZZ_SECONDS" -max_len="$max_len" \

@@ -24,7 +24,11 @@ struct SourceURLNormalizerTests {
         #expect(try SourceURLNormalizer.normalize(input) == expected)
     }
 
-    @Test(arguments: ["http://h/%zz.png", "http://h/%2.png", "http://h/x%", "http://[::1/x.png", "http:///x.png"])
+    @Test(arguments: [
+        "http://h/%zz.png", "http://h/%2.png", "http://h/x%", "http://[::1/x.png", "http:///x.png",
+        // Found by the source-url fuzz target: a colon in an unbracketed host, a port with letters.
+        "http://:65536htTp://e//xaxamevil.mevil.", "http://a:b:80/x", "http://h:8o/x", "http://h h/x",
+    ])
     func refusesMalformed(_ input: String) {
         #expect(throws: ImageServiceError.self) { try SourceURLNormalizer.normalize(input) }
     }
@@ -52,9 +56,17 @@ struct SVGSanitizerTests {
             ("<rect style=\"fill:url(http://e/x)\"/>", "<rect style=\"fill:url(#)\"/>"),
             ("<rect fill=\"url(#g)\"/>", "<rect fill=\"url(#g)\"/>"),
             ("<style>@import url(http://e/a.css); .a{fill:url(http://e/x)}</style>", "<style> .a{fill:url(#)}</style>"),
+            ("<STYLE>.a{}</Style><g/>", "<STYLE>.a{}</Style><g/>"),
             ("<!DOCTYPE svg [<!ENTITY a \"<script>\">]><svg/>", "<svg/>"),
             ("<?xml-stylesheet href=\"http://e/a.css\"?><svg/>", "<svg/>"),
             ("<svg>a < b</svg>", "<svg>a &lt; b</svg>"),
+            // Found by the svg-sanitizer fuzz target: a tag that never ends hides the rest.
+            (#"<svg><a rhe="javascript:z<re</svg>"#, "<svg>"),
+            ("<?xml vers<i", ""),
+            // A style sheet is judged whole: pieces cut by `<` cannot join into a reference.
+            ("<svg><style>a{fill:url<(http://e/x)}</style></svg>", "<svg><style>a{fill:url(#)}</style></svg>"),
+            ("<svg><style><![CDATA[@imp]]><![CDATA[ort url(http://e)]]></style></svg>", "<svg><style></style></svg>"),
+            (#"<svg><g a='x"y' style='fill:red'/></svg>"#, #"<svg><g a='x"y' style="fill:red"/></svg>"#),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]

@@ -41,8 +41,15 @@ extension FuzzTarget {
                 guard let twice = try? SourceURLNormalizer.normalize(normalized), twice == normalized else {
                     FuzzTarget.finding("normalising '\(text)' is not idempotent: '\(normalized)'")
                 }
-                if normalized.contains("/../") || normalized.hasSuffix("/..") {
-                    if normalized.lowercased().hasPrefix("http") { FuzzTarget.finding("dot segment left in '\(normalized)' from '\(text)'") }
+                // No dot segment is left in an http(s) URL's path (the authority may be anything).
+                if let schemeEnd = normalized.range(of: "://"),
+                    ["http", "https"].contains(normalized[..<schemeEnd.lowerBound].lowercased()) {
+                    let afterScheme = normalized[schemeEnd.upperBound...]
+                    let path = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? ""
+                    let pathOnly = path.split(separator: "?", maxSplits: 1).first ?? ""
+                    if pathOnly.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." || $0 == "." }) {
+                        FuzzTarget.finding("dot segment left in '\(normalized)' from '\(text)'")
+                    }
                 }
             }
             if let url = URL(string: text) {
@@ -66,11 +73,27 @@ extension FuzzTarget {
         seeds: { svgSeeds.enumerated().map { ("svg-\($0.offset).svg", Data($0.element.utf8)) } },
         run: { data in
             let once = SVGSanitizer.sanitize(Array(data))
-            let twice = SVGSanitizer.sanitize(once)
-            let text = String(decoding: twice, as: UTF8.self).lowercased()
-            for forbidden in ["<script", "javascript:", "<foreignobject", "<iframe"] where text.contains(forbidden) {
+            // Text never holds a `<` (it stops there; CDATA is escaped, comments dropped), so
+            // these can only be tags.
+            let text = String(decoding: once, as: UTF8.self).lowercased()
+            let declaration = text.hasPrefix("<?xml ") ? (text.firstIndex(of: ">").map { text.distance(from: text.startIndex, to: $0) + 1 } ?? 0) : 0
+            for forbidden in ["<!--", "<!doctype", "<!entity", "<?"] where text.dropFirst(declaration).contains(forbidden) {
                 FuzzTarget.finding("sanitised SVG still holds \(forbidden)")
             }
+            // Every tag that is left is allowed and keeps only harmless attributes.
+            var index = declaration
+            while index < once.count, let open = once[index...].firstIndex(of: UInt8(ascii: "<")) {
+                if let tag = SVGSanitizer.Tag.parse(once, at: open) {
+                    if SVGSanitizer.removedElements.contains(tag.name) { FuzzTarget.finding("sanitised SVG keeps <\(tag.name)>") }
+                    for (name, value) in tag.attributes where SVGSanitizer.Tag.keptValue(name: name, value: value).map({ $0 != value }) ?? true {
+                        FuzzTarget.finding("sanitised SVG keeps attribute \(String(decoding: name, as: UTF8.self)) of <\(tag.name)>")
+                    }
+                    index = tag.end
+                } else {
+                    index = open + 1
+                }
+            }
+
         })
 
     static let fuzzSigner = URLSigner(keyPairs: [URLSigner.KeyPair(hexKey: "736563726574", hexSalt: "68656C6C6F")!])

@@ -1,3 +1,5 @@
+import Foundation
+
 extension SVGSanitizer {
     /// One start or end tag, read leniently and written back with only its safe attributes.
     struct Tag {
@@ -71,6 +73,13 @@ extension SVGSanitizer {
             return nil
         }
 
+        /// Whether a tag name starts after the `<` at `index` (`<a`, `</a`): a tag, if it ends.
+        static func startsName(_ bytes: [UInt8], at index: Int) -> Bool {
+            var position = index + 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "/") { position += 1 }
+            return position < bytes.count && isNameStart(bytes[position])
+        }
+
         /// The tag with the attributes that can run or fetch something removed.
         func serialized() -> [UInt8] {
             var out: [UInt8] = [UInt8(ascii: "<")]
@@ -86,15 +95,17 @@ extension SVGSanitizer {
                 out.append(UInt8(ascii: " "))
                 out += name
                 if let kept {
-                    out += Array("=\"".utf8)
+                    // Quoted with whichever quote the value lacks (escaped only when it has both).
+                    let quote = kept.contains(UInt8(ascii: "\"")) && !kept.contains(UInt8(ascii: "'")) ? UInt8(ascii: "'") : UInt8(ascii: "\"")
+                    out += [UInt8(ascii: "="), quote]
                     for byte in kept {
                         switch byte {
-                        case UInt8(ascii: "\""): out += Array("&quot;".utf8)
+                        case quote: out += Array("&quot;".utf8)
                         case UInt8(ascii: "<"): out += Array("&lt;".utf8)
                         default: out.append(byte)
                         }
                     }
-                    out.append(UInt8(ascii: "\""))
+                    out.append(quote)
                 }
             }
             if isSelfClosing { out.append(UInt8(ascii: "/")) }
@@ -112,7 +123,9 @@ extension SVGSanitizer {
             let text = String(decoding: value, as: UTF8.self)
             let squeezed = String(text.lowercased().unicodeScalars.filter { $0.value > 0x20 }.map(Character.init))
             if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(local) {
-                guard !text.contains("&"), SVGSanitizer.isLocalReference(text) else { return nil }
+                // An entity could spell a scheme; a target that starts with `#` has none.
+                let fragment = text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("#")
+                guard SVGSanitizer.isLocalReference(text), fragment || !text.contains("&") else { return nil }
                 return .some(value)
             }
             if local == "style" { return .some(SVGSanitizer.sanitizeStyle(value)) }

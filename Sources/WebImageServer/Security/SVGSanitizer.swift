@@ -24,14 +24,10 @@ enum SVGSanitizer {
         var index = 0
         /// The name of the removed element being skipped, and how deep inside it we are.
         var skipping: (name: String, depth: Int)? = nil
-        var inStyle = false
         while index < svg.count {
             guard svg[index] == UInt8(ascii: "<") else {
                 let next = svg[index...].firstIndex(of: UInt8(ascii: "<")) ?? svg.count
-                if skipping == nil {
-                    let text = svg[index..<next]
-                    output.append(contentsOf: inStyle ? sanitizeStyle(Array(text)) : Array(text))
-                }
+                if skipping == nil { output.append(contentsOf: svg[index..<next]) }
                 index = next
                 continue
             }
@@ -44,23 +40,32 @@ enum SVGSanitizer {
             if starts(svg, index, "<![CDATA[") {
                 let end = find(svg, "]]>", from: index + 9).map { $0 + 3 } ?? svg.count
                 if skipping == nil {
-                    let body = Array(svg[min(end, index + 9)..<max(index + 9, end - 3)])
-                    // Style sheets keep their CDATA; elsewhere it becomes escaped text.
-                    output.append(contentsOf: inStyle ? Array("<![CDATA[".utf8) + sanitizeStyle(body) + Array("]]>".utf8) : escapedText(body))
+                    // CDATA becomes escaped text (style sheets are read whole, below).
+                    output.append(contentsOf: escapedText(Array(svg[min(end, index + 9)..<max(index + 9, end - 3)])))
                 }
                 index = end
                 continue
             }
             if starts(svg, index, "<!") || starts(svg, index, "<?") {
                 // `<!DOCTYPE …[ … ]>` may hold `>` inside its internal subset.
+                let start = index
                 index = declarationEnd(svg, from: index)
-                if starts(svg, 0, "<?xml "), output.isEmpty, skipping == nil {
-                    // The XML declaration itself is harmless and keeps the encoding: keep it.
-                    output.append(contentsOf: svg[0..<index])
+                let declaration = svg[start..<index]
+                if start == 0, starts(svg, 0, "<?xml "), declaration.last == UInt8(ascii: ">"),
+                    declaration.dropLast().last == UInt8(ascii: "?"), !declaration.dropFirst().contains(UInt8(ascii: "<"))
+                {
+                    // The XML declaration itself is harmless and keeps the encoding: kept when whole.
+                    output.append(contentsOf: declaration)
                 }
                 continue
             }
             guard let tag = Tag.parse(svg, at: index) else {
+                if Tag.startsName(svg, at: index) {
+                    // A tag that never ends: the rest of the document is not markup anyone
+                    // should read; it is dropped.
+                    index = svg.count
+                    continue
+                }
                 // A lone `<` that starts no tag: escaped, so no browser reads a tag into it.
                 if skipping == nil { output.append(contentsOf: Array("&lt;".utf8)) }
                 index += 1
@@ -78,8 +83,17 @@ enum SVGSanitizer {
                 if !tag.isClosing && !tag.isSelfClosing { skipping = (tag.name, 1) }
                 continue
             }
-            if tag.name == "style" { inStyle = !tag.isClosing && !tag.isSelfClosing }
             output.append(contentsOf: tag.serialized())
+            if tag.name == "style", !tag.isClosing, !tag.isSelfClosing {
+                // A style sheet is text up to `</style`: read whole (CDATA markers and any `<`
+                // removed), so that no piece of it is judged apart from the rest.
+                let end = findCaseInsensitive(svg, "</", then: tag.rawName, from: index) ?? svg.count
+                var css = Array(svg[index..<end])
+                css = removing(Array("<![CDATA[".utf8), from: css)
+                css = removing(Array("]]>".utf8), from: css)
+                output.append(contentsOf: sanitizeStyle(css))
+                index = end
+            }
         }
         return output
     }
@@ -129,6 +143,35 @@ enum SVGSanitizer {
 
     static func lower(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+
+    /// The index of `prefix` followed by `name` (ASCII case-insensitive) from `start`.
+    static func findCaseInsensitive(_ bytes: [UInt8], _ prefix: String, then name: [UInt8], from start: Int) -> Int? {
+        let needle = Array(prefix.utf8) + name
+        guard needle.count <= bytes.count else { return nil }
+        var index = start
+        while index + needle.count <= bytes.count {
+            if (0..<needle.count).allSatisfy({ lower(bytes[index + $0]) == lower(needle[$0]) }) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `bytes` without any occurrence of `pattern`.
+    static func removing(_ pattern: [UInt8], from bytes: [UInt8]) -> [UInt8] {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == first, index + pattern.count <= bytes.count, bytes[index..<index + pattern.count].elementsEqual(pattern) {
+                index += pattern.count
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
     }
 
     /// `bytes` as character data: `&`, `<` and `>` escaped.

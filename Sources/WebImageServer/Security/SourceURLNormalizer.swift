@@ -58,6 +58,12 @@ enum SourceURLNormalizer {
             port = hostPort[hostPort.index(after: colon)...]
         }
         guard !host.isEmpty else { throw .badURL("source URL has no host") }
+        guard host.hasPrefix("[") || !host.contains(":"),
+            !host.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F })
+        else { throw .badURL("source URL has a malformed host") }
+        if let port, !port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            throw .badURL("source URL's port is not a number")
+        }
         var text = userinfo + host.lowercased()
         if let port {
             let digits = port.drop(while: { $0 == "0" })
