@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
-  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-downloader bench-callgrind bench-service-cpu transform-references
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -61,6 +61,7 @@ bench: bench-setup
 	bash Benchmarks/run-decode.sh
 	bash Benchmarks/run-decode-newer-formats.sh
 	bash Benchmarks/run-decode-tiff-svg-pdf.sh
+	$(MAKE) bench-colour
 
 ## bench-service: `webimage serve` against thumbor 7.8 (venv under .build-bench-venv) on generated
 ## sources, interleaved, with vipsthumbnail and the codec libraries called directly as floors:
@@ -133,6 +134,14 @@ bench-resize: bench-setup
 THUMBNAIL_ITERATIONS ?= 15
 bench-thumbnail: bench-setup
 	bash Benchmarks/run-thumbnail.sh $(THUMBNAIL_ITERATIONS)
+
+## bench-colour: colour conversion to sRGB on a generated 12 MP picture, the matrix/TRC path
+## against LittleCMS's cmsDoTransform, and a 12 MP JPEG decode tagged against untagged
+## (docs/PERFORMANCE.md, "Colour conversion"; COLOUR_ITERATIONS)
+COLOUR_ITERATIONS ?= 9
+bench-colour: setup
+	$(SWIFT) build -c release --product webimage-bench
+	.build/release/webimage-bench colour $(COLOUR_ITERATIONS)
 
 ## bench-thumbnail-fidelity: `webimage convert --thumbnail 400` against `vipsthumbnail`, time and
 ## PSNR against Pillow's full-resolution Lanczos (Benchmarks/run-thumbnail-fidelity.sh)

@@ -61,6 +61,8 @@ let package = Package(
         .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // LittleCMS 2: ICC colour management (SPEC G).
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // librsvg and poppler-glib sit on GLib and cairo: pkg-config gives their include paths.
         .systemLibrary(name: "CRSVG", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
@@ -73,6 +75,7 @@ let package = Package(
             name: "WebImageCodecs",
             dependencies: [
                 "WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CTIFF", "CRSVG", "CPoppler",
+                "CLCMS2",
             ],
             swiftSettings: swiftSettings
         ),
@@ -166,7 +169,8 @@ let package = Package(
         // Decode benchmark driver (Benchmarks/run-decode.sh compares it with C, Pillow, libvips).
         .executableTarget(
             name: "webimage-bench",
-            dependencies: ["WebImageCodecs", "WebImageCore"],
+            // CLCMS2: the colour benchmark times LittleCMS itself on the same pixels.
+            dependencies: ["WebImageCodecs", "WebImageCore", "CLCMS2"],
             path: "Benchmarks/Sources/webimage-bench",
             swiftSettings: swiftSettings
         ),
@@ -207,6 +211,13 @@ let package = Package(
             // CAVIF, CJXL, CTIFF: the AVIF, JPEG XL and TIFF tests write their own files with
             // libavif / libjxl / libtiff.
             dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL", "CTIFF"],
+            swiftSettings: swiftSettings
+        ),
+        // Colour management (SPEC G): tagged inputs are made at test time with LittleCMS, which
+        // is also the reference the decoded pixels are compared with.
+        .testTarget(
+            name: "WebImageColorTests",
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CLCMS2", "CSPNG", "CTurboJPEG", "CJXL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

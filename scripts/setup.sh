@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Codec libraries (headers + shared objects) the system-library targets link against.
-BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev libtiff-dev librsvg2-dev libpoppler-glib-dev pkg-config)
+BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev libtiff-dev liblcms2-dev librsvg2-dev libpoppler-glib-dev pkg-config)
 # What the tests run besides the build: `script` (util-linux, package bsdutils) drives the
 # terminal tests on a pseudo-terminal; `stress-ng` keeps the CPUs busy for `make test-under-load`;
 # `rsvg-convert` (librsvg2-bin) renders the SVG references; GNU `time` (package time) reports a

@@ -24,6 +24,8 @@ public struct TIFFTestPage: Sendable {
     public var jpegYCbCrFromRGB = false
     public var jpegQuality = 100
     public var subfileType: UInt32 = 0
+    /// An ICC profile written as tag 34675 (`TIFFTAG_ICCPROFILE`).
+    public var iccProfile: [UInt8]?
     /// The stored samples: `height` rows of ⌈width × samples × bits / 8⌉ bytes (16-bit samples
     /// in native byte order, as libtiff takes them).
     public var samples: [UInt8]
@@ -102,6 +104,9 @@ public enum TIFFTestWriter {
         try set(tiff, TIFFTAG_ORIENTATION, UInt32(page.orientation))
         if page.subfileType != 0 { try set(tiff, TIFFTAG_SUBFILETYPE, page.subfileType) }
         if page.photometric == PHOTOMETRIC_SEPARATED { try set(tiff, TIFFTAG_INKSET, UInt32(INKSET_CMYK)) }
+        if var icc = page.iccProfile {
+            try icc.withUnsafeMutableBufferPointer { try set(tiff, TIFFTAG_ICCPROFILE, UInt32($0.count), $0.baseAddress!) }
+        }
         var extra: [UInt16] = page.extraSample.map { [UInt16($0)] } ?? []
         if !extra.isEmpty {
             try extra.withUnsafeMutableBufferPointer { try set(tiff, TIFFTAG_EXTRASAMPLES, UInt32(1), $0.baseAddress!) }

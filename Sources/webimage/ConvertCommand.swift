@@ -54,6 +54,11 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(help: "Allow the output to be the input file itself (it is then replaced).")
     var overwrite = false
 
+    @Flag(
+        name: .customLong("keep-color-profile"),
+        help: "Keep the source's colours and embed its ICC profile (JPEG, PNG, WebP, AVIF) instead of converting to sRGB.")
+    var keepColorProfile = false
+
     @OptionGroup(title: "Transforms")
     var transform: TransformOptions
 
@@ -98,6 +103,7 @@ struct ConvertCommand: AsyncParsableCommand {
         }
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
+        conversion.decodeOptions.colorManagement = keepColorProfile ? .preserve : .convertToSRGB
         if let thumbnail { conversion.decodeOptions.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         if let quality { conversion.encodeOptions.quality = Double(quality) / 100 }
         conversion.encodeOptions.lossless = lossless

@@ -14,6 +14,8 @@ struct ImageReport: Encodable {
     /// EXIF orientation 1–8.
     var orientation: Int?
     var animated: Bool?
+    /// The name of the colour profile the file carries (`nil`: untagged, read as sRGB).
+    var colorProfile: String?
     /// The first failure (`WebImageError.description`), `nil` when everything worked.
     var error: String?
     /// The full decode's wall time in milliseconds; only with `--decode`.
@@ -28,7 +30,7 @@ struct ImageReport: Encodable {
     var decodedImage: Image?
 
     private enum CodingKeys: String, CodingKey {
-        case file, format, width, height, frames, loopCount, orientation, animated, error, decodeMs
+        case file, format, width, height, frames, loopCount, orientation, animated, colorProfile, error, decodeMs
     }
 
     /// Every key is written, `null` when unknown, so that the JSON shape never changes.
@@ -42,6 +44,7 @@ struct ImageReport: Encodable {
         try container.encode(loopCount, forKey: .loopCount)
         try container.encode(orientation, forKey: .orientation)
         try container.encode(animated, forKey: .animated)
+        try container.encode(colorProfile, forKey: .colorProfile)
         try container.encode(error, forKey: .error)
         if includesDecode { try container.encode(decodeMs, forKey: .decodeMs) }
     }
@@ -67,6 +70,7 @@ struct ImageReport: Encodable {
             report.loopCount = metadata.loopCount
             report.orientation = metadata.orientation.rawValue
             report.animated = metadata.isAnimated
+            report.colorProfile = metadata.colorProfile?.name
         } catch {
             report.record(error)
         }

@@ -8,10 +8,11 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show format, size, frames, loop count and orientation of image files or URLs.",
+        abstract: "Show format, size, frames, loop count, orientation and colour profile of image files or URLs.",
         discussion: """
             Sizes are as stored; `orientation` (EXIF 1–8) says how to turn the pixels to show them \
-            upright. Inputs may be paths or http, https, file or data URLs. An input that cannot be \
+            upright; `PROFILE` is the name of the colour profile the file carries (`-`: untagged, \
+            read as sRGB). Inputs may be paths or http, https, file or data URLs. An input that cannot be \
             read, loaded or decoded is reported with its error, the others are still processed, \
             and the exit status is non-zero.
             """)
@@ -89,10 +90,10 @@ struct InfoCommand: AsyncParsableCommand {
 
     /// The aligned table of `reports`.
     static func table(_ reports: [ImageReport], decode: Bool) -> TextTable {
-        var headers = ["FILE", "FORMAT", "SIZE", "FRAMES", "LOOP", "ORIENT", "ANIMATED"]
+        var headers = ["FILE", "FORMAT", "SIZE", "FRAMES", "LOOP", "ORIENT", "ANIMATED", "PROFILE"]
         if decode { headers.append("DECODE MS") }
         headers.append("STATUS")
-        var table = TextTable(headers: headers, rightAligned: decode ? [3, 4, 5, 7] : [3, 4, 5])
+        var table = TextTable(headers: headers, rightAligned: decode ? [3, 4, 5, 8] : [3, 4, 5])
         for report in reports {
             var row: [TextTable.Cell] = [
                 TextTable.Cell(report.file),
@@ -102,6 +103,7 @@ struct InfoCommand: AsyncParsableCommand {
                 TextTable.Cell(report.loopCount.map { $0 == 0 ? "forever" : String($0) } ?? "-"),
                 TextTable.Cell(report.orientation.map(String.init) ?? "-"),
                 TextTable.Cell(report.animated.map { $0 ? "yes" : "no" } ?? "-"),
+                TextTable.Cell(report.colorProfile ?? "-"),
             ]
             if decode { row.append(TextTable.Cell(report.decodeMs.map { String(format: "%.2f", $0) } ?? "-")) }
             row.append(report.error.map { TextTable.Cell("error: \($0)", .red) } ?? TextTable.Cell("ok", .green))

@@ -31,6 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: Self.help("ttl")) var ttl: String?
     @Option(name: .customLong("auto-webp"), help: Self.help("auto-webp")) var autoWebP: String?
     @Option(name: .customLong("auto-avif"), help: Self.help("auto-avif")) var autoAVIF: String?
+    @Option(name: .customLong("strip-color-profile"), help: Self.help("strip-color-profile")) var stripColorProfile: String?
     @Option(name: .customLong("cache-dir"), help: Self.help("cache-dir")) var cacheDir: String?
     @Option(name: .customLong("cache-max-size"), help: Self.help("cache-max-size")) var cacheMaxSize: String?
     @Option(name: .customLong("cache-max-age"), help: Self.help("cache-max-age")) var cacheMaxAge: String?
@@ -58,7 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fallback-image-ttl"), help: Self.help("fallback-image-ttl")) var fallbackImageTTL: String?
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
-    static let booleanSettings: Set<String> = ["auto-webp", "auto-avif", "sanitize-svg"]
+    static let booleanSettings: Set<String> = ["auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg"]
 
     /// A flag's help from the settings table: what it does and its default.
     static func help(_ name: String) -> ArgumentHelp {
@@ -100,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("fetch-ahead", fetchAhead), ("max-src-resolution", maxSrcResolution),
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
-            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
+            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
             ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),

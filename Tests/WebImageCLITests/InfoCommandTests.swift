@@ -30,7 +30,7 @@ struct InfoCommandTests {
         try #require(objects.count == infoSamples.count)
         for (path, object) in zip(infoSamples, objects) {
             let entry = try #require(Corpus.manifest.first { $0.path == path })
-            #expect(Set(object.keys) == ["file", "format", "width", "height", "frames", "loopCount", "orientation", "animated", "error"])
+            #expect(Set(object.keys) == ["file", "format", "width", "height", "frames", "loopCount", "orientation", "animated", "colorProfile", "error"])
             #expect(object["file"] as? String == Corpus.url(path).path)
             #expect(object["width"] as? Int == entry.width, "\(path)")
             #expect(object["height"] as? Int == entry.height, "\(path)")

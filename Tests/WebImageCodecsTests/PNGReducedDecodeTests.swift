@@ -77,12 +77,16 @@ struct PNGReducedDecodeTests {
     func matchesFullDecodeDownscaled() throws {
         let names = ["basn0g01", "basn0g02", "basn0g04", "basn0g08", "basn0g16", "basn2c08", "basn2c16", "basn3p01",
                      "basn3p08", "basn4a08", "basn4a16", "basn6a08", "basn6a16", "tbrn2c08", "tbbn3p08", "tp1n3p08"]
+        // As stored: PngSuite's gAMA 1.0 would otherwise be converted, and conversion does
+        // not commute with block averaging.
+        var options = DecodeOptions()
+        options.colorManagement = .ignore
         for name in names {
             let data = try Corpus.data("pngsuite/\(name).png")
-            let full = try coder.decode(data, options: DecodeOptions())
-            #expect(try coder.decode(data, scaleDenominator: 1, options: DecodeOptions()).pixels.bytes == full.pixels.bytes, "\(name)")
+            let full = try coder.decode(data, options: options)
+            #expect(try coder.decode(data, scaleDenominator: 1, options: options).pixels.bytes == full.pixels.bytes, "\(name)")
             for d in [2, 4, 8] {
-                let reduced = try coder.decode(data, scaleDenominator: d, options: DecodeOptions())
+                let reduced = try coder.decode(data, scaleDenominator: d, options: options)
                 let expected = full.pixels.downscaled(to: PixelSize(width: full.width / d, height: full.height / d))
                 #expect(reduced.pixels.bytes == expected.bytes, "\(name) at 1/\(d)")
                 #expect(reduced.hasAlpha == full.hasAlpha, "\(name)")

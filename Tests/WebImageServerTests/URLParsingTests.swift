@@ -57,6 +57,7 @@ import Testing
             ("format_quality:webp:60:jpg:80", "fq:webp:60:jpg:80"), ("format:avif", "f:avif"), ("ext:gif", "f:gif"),
             ("background:255:0:10", "bg:ff000a"), ("blur:2.5", "bl:2.5"), ("sharpen:0.7", "sh:0.7"),
             ("rotate:-90", "rot:270"), ("auto_rotate:0", "ar:false"), ("strip_metadata:1", "sm:true"),
+            ("strip_color_profile:0", "scp:false"),
             ("cachebuster:v2", "cb:v2"), ("expires:4102444800", "exp:4102444800"), ("max_bytes:5000", "mb:5000"),
             ("return_attachment:1", "att:1"), ("filename:cat", "fn:Y2F0:1"), ("skip_processing:gif:png", "skp:png:gif"),
         ]

@@ -41,9 +41,11 @@ public struct AVIFCoder: AnimatedImageDecoding {
             let pixels = output.finish(try handle.frame(at: index))
             frames.append(ImageFrame(pixels: pixels, duration: count > 1 ? handle.duration(ofFrame: index) : 0))
         }
-        return Image(
+        let image = Image(
             frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .avif, loopCount: 0,
             hasAlpha: handle.hasAlpha)
+        let profile = options.colorManagement == .ignore ? nil : handle.colorProfile
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 
     /// Whether `format` is AVIF.
@@ -64,7 +66,8 @@ public struct AVIFCoder: AnimatedImageDecoding {
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         let handle = try AVIFDecoderHandle(data, limits: .default)
         var metadata = ImageMetadata(
-            format: .avif, pixelSize: handle.canvasSize, orientation: handle.orientation, hasAlpha: handle.hasAlpha)
+            format: .avif, pixelSize: handle.canvasSize, orientation: handle.orientation, hasAlpha: handle.hasAlpha,
+            colorProfile: handle.colorProfile)
         metadata.frameCount = handle.frameCount
         metadata.isAnimated = handle.frameCount > 1
         metadata.loopCount = handle.frameCount > 1 ? 0 : nil

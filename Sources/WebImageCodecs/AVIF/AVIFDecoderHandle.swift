@@ -52,6 +52,9 @@ final class AVIFDecoderHandle {
     /// The display orientation the container's `irot` and `imir` properties describe, as the
     /// equivalent EXIF orientation. HEIF applies the rotation (`angle` × 90° anticlockwise) and
     /// then the mirror (`mode` 0 exchanges top and bottom, 1 left and right — EXIF 4 and 2).
+    /// The decoder's image (the container's properties after parsing).
+    var decoderImage: UnsafeMutablePointer<avifImage>? { decoder.pointee.image }
+
     var orientation: ImageOrientation {
         guard let image = decoder.pointee.image else { return .up }
         let flags = image.pointee.transformFlags

@@ -28,7 +28,8 @@ enum AVIFEncoding {
     /// One encode at a fixed quality (0…1), through ``AVIFFrameWriter``.
     static func encode(_ image: Image, quality: Double, lossless: Bool) throws -> Data {
         let opaque = !image.hasAlpha || image.frames.allSatisfy { $0.pixels.isFullyOpaque() }
-        let writer = AVIFFrameWriter(quality: quality, lossless: lossless, opaque: opaque)
+        let writer = AVIFFrameWriter(
+            quality: quality, lossless: lossless, opaque: opaque, iccProfile: EmbeddedProfile.iccData(for: image))
         return try FrameByFrameEncoder.encode(image, with: writer)
     }
 
@@ -49,13 +50,19 @@ enum AVIFEncoding {
     }
 
     /// `pixels` converted to an 8-bit YUV `avifImage` (the caller destroys it).
-    static func yuvImage(_ pixels: PixelBuffer, lossless: Bool, opaque: Bool) throws -> UnsafeMutablePointer<avifImage> {
+    static func yuvImage(
+        _ pixels: PixelBuffer, lossless: Bool, opaque: Bool, iccProfile: Data? = nil
+    ) throws -> UnsafeMutablePointer<avifImage> {
         let format = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
         guard let image = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8, format) else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an image")
         }
         image.pointee.yuvRange = AVIF_RANGE_FULL
         if lossless { image.pointee.matrixCoefficients = avifMatrixCoefficients(AVIF_MATRIX_COEFFICIENTS_IDENTITY) }
+        // A kept colour profile (G-3) goes into the `colr` `prof` box.
+        iccProfile?.withUnsafeBytes { icc in
+            avifImageSetProfileICC(image, icc.bindMemory(to: UInt8.self).baseAddress, icc.count)
+        }
         let result = pixels.bytes.withUnsafeBufferPointer { bytes -> avifResult in
             var rgb = avifRGBImage()
             avifRGBImageSetDefaults(&rgb, image)

@@ -12,12 +12,15 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     private let quality: Double
     private let lossless: Bool
     private let opaque: Bool
+    /// The ICC profile every frame carries, when the image keeps one.
+    private let iccProfile: Data?
     private var sequence: UnsafeMutablePointer<avifEncoder>?
 
-    init(quality: Double, lossless: Bool, opaque: Bool) {
+    init(quality: Double, lossless: Bool, opaque: Bool, iccProfile: Data? = nil) {
         self.quality = quality
         self.lossless = lossless
         self.opaque = opaque
+        self.iccProfile = iccProfile
     }
 
     deinit {
@@ -27,7 +30,7 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     func encodeStill(_ pixels: PixelBuffer) throws -> Data {
         let encoder = try AVIFEncoding.makeEncoder(quality: quality, lossless: lossless)
         defer { avifEncoderDestroy(encoder) }
-        let frame = try AVIFEncoding.yuvImage(pixels, lossless: lossless, opaque: opaque)
+        let frame = try AVIFEncoding.yuvImage(pixels, lossless: lossless, opaque: opaque, iccProfile: iccProfile)
         defer { avifImageDestroy(frame) }
         var output = avifRWData()
         defer { avifRWDataFree(&output) }
@@ -38,7 +41,7 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     func addAnimationFrame(_ pixels: PixelBuffer, duration: Double) throws {
         if sequence == nil { sequence = try AVIFEncoding.makeEncoder(quality: quality, lossless: lossless) }
         guard let sequence else { return }
-        let yuv = try AVIFEncoding.yuvImage(pixels, lossless: lossless, opaque: opaque)
+        let yuv = try AVIFEncoding.yuvImage(pixels, lossless: lossless, opaque: opaque, iccProfile: iccProfile)
         defer { avifImageDestroy(yuv) }
         // Caller-built frames may carry any Double: clamp to 1 ms … ~49 days.
         let requested = duration.isFinite ? (duration * 1000).rounded() : 100

@@ -84,7 +84,11 @@ public final class GIFAnimatedSource: AnimatedImageSource {
                 throw WebImageError.badImageData(reason: "GIF: frame \(decodedIndex) is missing")
             }
             if decodedIndex == index {
-                let pixels = canvasSize == sequence.canvasSize ? next.pixels : next.pixels.thumbnail(to: canvasSize)
+                var pixels = canvasSize == sequence.canvasSize ? next.pixels : next.pixels.thumbnail(to: canvasSize)
+                // Converted to sRGB like a whole decode's frames (G-2).
+                if options.colorManagement == .convertToSRGB, let profile = structure.colorProfile {
+                    pixels = ColorConversion.toSRGB(pixels, from: profile)
+                }
                 lastIndex = index
                 lastFrame = pixels
                 return pixels

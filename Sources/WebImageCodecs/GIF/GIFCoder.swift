@@ -75,9 +75,11 @@ public struct GIFCoder: AnimatedImageDecoding {
             }
             guard !frames.isEmpty else { throw WebImageError.badImageData(reason: "GIF: no complete image") }
             if frames.count == 1 { frames[0] = ImageFrame(pixels: frames[0].pixels, duration: 0) }
-            return Image(
+            let image = Image(
                 frames: frames, scale: options.imageScale, format: .gif,
                 loopCount: structure.loopCount, hasAlpha: transparent)
+            let profile = options.colorManagement == .ignore ? nil : structure.colorProfile
+            return ColorConversion.finish(image, profile: profile, options: options)
         }
     }
 
@@ -97,7 +99,8 @@ public struct GIFCoder: AnimatedImageDecoding {
         let count = structure.frames.count
         return ImageMetadata(
             format: .gif, pixelSize: structure.canvasSize, frameCount: count, isAnimated: count > 1,
-            loopCount: count > 1 ? structure.loopCount : nil, orientation: .up, hasAlpha: structure.mayHaveAlpha)
+            loopCount: count > 1 ? structure.loopCount : nil, orientation: .up, hasAlpha: structure.mayHaveAlpha,
+            colorProfile: structure.colorProfile)
     }
 
     /// Opens `data` for lazy, composited frame access (see ``GIFAnimatedSource``).

@@ -1,3 +1,4 @@
+import Foundation
 import WebImageCore
 
 /// The block structure of a GIF file, read by walking its blocks without decompressing any
@@ -51,6 +52,11 @@ struct GIFStructure {
     var frames: [Frame] = []
     /// The NETSCAPE2.0/ANIMEXTS1.0 loop value (0 = forever), or `nil` when the file has none.
     var netscapeLoopCount: Int?
+    /// The ICC profile of an `ICCRGBG1012` application extension (G-1), the first one only;
+    /// its sub-blocks joined, at most ``maxICCBytes``.
+    var iccProfile: Data?
+    /// The largest `ICCRGBG1012` profile kept.
+    static let maxICCBytes = 4 << 20
     /// Whether the walk stopped before a trailer (truncated data, junk, or a limit).
     var endedEarly = false
     /// The image whose descriptor is present but whose data ends before its last sub-block
@@ -144,13 +150,24 @@ struct GIFStructure {
                     let delay = Int(bytes[firstBlock + 2]) | Int(bytes[firstBlock + 3]) << 8
                     let transparent: UInt8? = packed & 1 != 0 ? bytes[firstBlock + 4] : nil
                     pending = (delay, Disposal(code: (packed >> 2) & 7), transparent)
-                } else if label == 0xFF, firstLength == 11, firstBlock + 12 < end, result.netscapeLoopCount == nil {
+                } else if label == 0xFF, firstLength == 11, firstBlock + 12 < end {
                     let identifier = Array(bytes[(firstBlock + 1)..<(firstBlock + 12)])
                     let second = firstBlock + 12
                     if identifier == Array("NETSCAPE2.0".utf8) || identifier == Array("ANIMEXTS1.0".utf8),
-                        second + 3 < end, bytes[second] >= 3, bytes[second + 1] & 7 == 1
+                        result.netscapeLoopCount == nil, second + 3 < end, bytes[second] >= 3, bytes[second + 1] & 7 == 1
                     {
                         result.netscapeLoopCount = Int(bytes[second + 2]) | Int(bytes[second + 3]) << 8
+                    } else if identifier == Array("ICCRGBG1012".utf8), result.iccProfile == nil {
+                        // The profile is the payload of the sub-blocks after the identifier.
+                        var profile = Data()
+                        var q = second
+                        while q < end, bytes[q] != 0, profile.count <= maxICCBytes {
+                            let length = Int(bytes[q])
+                            guard q + 1 + length <= end else { break }
+                            profile.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(q + 1)..<(q + 1 + length)]))
+                            q += 1 + length
+                        }
+                        if q < end, bytes[q] == 0, profile.count <= maxICCBytes { result.iccProfile = profile }
                     }
                 }
                 guard let next = skipSubBlocks(from: firstBlock) else {
@@ -188,5 +205,12 @@ struct GIFStructure {
             }
         }
         return result
+    }
+}
+
+extension GIFStructure {
+    /// The `ICCRGBG1012` profile as a colour description, when it is an RGB or grey profile.
+    var colorProfile: ColorProfile? {
+        iccProfile.flatMap { ColorProfile(icc: $0) }.flatMap { [.rgb, .gray].contains($0.colorModel) ? $0 : nil }
     }
 }

@@ -34,7 +34,9 @@ public struct HEIFCoder: ImageCoder {
         let primary = try HEIFPrimaryImage(data, limits: options.limits)
         let decoded = try primary.decode()
         let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)
-        return Image(pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
+        let image = Image(pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
+        let profile = options.colorManagement == .ignore ? nil : primary.colorProfile
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 
     /// Reads the primary image's size (as shown) and alpha, without decoding; a sequence
@@ -42,7 +44,9 @@ public struct HEIFCoder: ImageCoder {
     /// - Throws: `badImageData` when libheif cannot read the container, `imageTooLarge` over a limit.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         let primary = try HEIFPrimaryImage(data, limits: .default)
-        var metadata = ImageMetadata(format: ImageFormat.detect(data), pixelSize: primary.size, hasAlpha: primary.hasAlpha)
+        var metadata = ImageMetadata(
+            format: ImageFormat.detect(data), pixelSize: primary.size, hasAlpha: primary.hasAlpha,
+            colorProfile: primary.colorProfile)
         metadata.frameCount = 1
         metadata.isAnimated = ImageFormat.isAnimated(data)
         return metadata

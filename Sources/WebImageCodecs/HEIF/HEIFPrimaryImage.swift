@@ -10,7 +10,7 @@ import WebImageCore
 /// Not thread-safe: one owner at a time.
 final class HEIFPrimaryImage {
     private let context: OpaquePointer
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let input: UnsafeMutableRawBufferPointer
 
     /// libheif's plugin registry, initialised once for the process (never torn down).

@@ -51,7 +51,7 @@ public struct JPEGCoder: ProgressiveImageDecoding {
         }
         return ImageMetadata(
             format: .jpeg, pixelSize: header.size, frameCount: 1, isAnimated: false,
-            orientation: header.orientation, hasAlpha: false)
+            orientation: header.orientation, hasAlpha: false, colorProfile: header.colorProfile)
     }
 
     /// Whether this coder encodes `format` (JPEG only).
@@ -66,7 +66,9 @@ public struct JPEGCoder: ProgressiveImageDecoding {
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
         }
-        return try JPEGCompression.encode(image, options: options)
+        let data = try JPEGCompression.encode(image, options: options)
+        guard let profile = EmbeddedProfile.iccData(for: image) else { return data }
+        return JPEGICCProfile.embed(profile, in: data)
     }
 
     /// JPEG can always be shown while it downloads (rows of a baseline file, passes of a

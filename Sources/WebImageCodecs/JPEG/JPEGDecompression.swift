@@ -19,8 +19,17 @@ enum JPEGDecompression {
         /// Whether the frame is progressive.
         var isProgressive: Bool
 
+        /// The embedded ICC profile, when it fits the pixels (a CMYK profile for CMYK/YCCK,
+        /// grey for greyscale, RGB for the rest; a mismatched profile is ignored, as browsers do).
+        var colorProfile: ColorProfile?
+
         var isCMYK: Bool {
             colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        }
+
+        var colorModel: ColorModel {
+            if isCMYK { return .cmyk }
+            return colorspace == Int32(TJCS_GRAY.rawValue) ? .gray : .rgb
         }
     }
 
@@ -57,13 +66,17 @@ enum JPEGDecompression {
         guard rc == 0 else {
             throw WebImageError.badImageData(reason: "invalid JPEG header: \(handle.errorMessage)")
         }
-        return Header(
+        var header = Header(
             size: PixelSize(width: Int(width), height: Int(height)),
             colorspace: colorspace,
             subsampling: subsampling,
             orientation: EXIFOrientation.orientation(fromJPEG: b) ?? .up,
             hasAdobeMarker: scanner.hasAdobeMarker,
             isProgressive: scanner.frame?.isProgressive ?? false)
+        if let profile = JPEGICCProfile.read(HeaderBytes(b)), profile.colorModel == header.colorModel {
+            header.colorProfile = profile
+        }
+        return header
     }
 
     /// The size the decompression will allocate for `header` under `options` (see ``decode(_:options:acceptDamage:scaleDenominator:)``).
@@ -101,8 +114,18 @@ enum JPEGDecompression {
             let storedTarget = swaps ? transposed(displayedTarget) : displayedTarget
             let decodeSize = reduced ?? dctScaledSize(of: header.size, covering: thumbnailDecodeTarget(storedTarget, full: header.size))
 
+            // RGB and grey with a profile are converted to sRGB in the buffer TurboJPEG just
+            // filled when it is the final size (no new buffer); a thumbnail is converted after
+            // its resampling, on fewer pixels.
+            let convertsInPlace = options.colorManagement == .convertToSRGB && !header.isCMYK && header.colorProfile != nil
+                && decodeSize == storedTarget
             var pixels = try PixelBuffer.make(width: decodeSize.width, height: decodeSize.height) { out in
-                try decompress(b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage)
+                try decompress(
+                    b, into: out, size: decodeSize, header: header, handle: handle, acceptDamage: acceptDamage,
+                    colorManagement: options.colorManagement)
+                if convertsInPlace, let profile = header.colorProfile {
+                    ColorConversion.convertToSRGB(out, from: profile)
+                }
             }
             if pixels.width != storedTarget.width || pixels.height != storedTarget.height {
                 pixels = pixels.thumbnail(to: storedTarget)
@@ -112,9 +135,12 @@ enum JPEGDecompression {
                 pixels = pixels.applying(orientation)
                 resultOrientation = .up
             }
-            return Image(
+            let image = Image(
                 pixels: pixels, scale: options.imageScale, orientation: resultOrientation,
                 format: .jpeg, hasAlpha: false)
+            // CMYK was converted to RGB, and RGB to sRGB, while decompressing.
+            return ColorConversion.finish(
+                image, profile: header.isCMYK || convertsInPlace ? nil : header.colorProfile, options: options)
         }
     }
 
@@ -125,7 +151,8 @@ enum JPEGDecompression {
         size: PixelSize,
         header: Header,
         handle: TurboJPEGHandle,
-        acceptDamage: Bool
+        acceptDamage: Bool,
+        colorManagement: ColorManagement
     ) throws {
         guard let source = b.baseAddress?.assumingMemoryBound(to: UInt8.self), let destination = out.baseAddress
         else { throw WebImageError.badImageData(reason: "empty data") }
@@ -162,7 +189,13 @@ enum JPEGDecompression {
             }
         }
         if header.isCMYK {
-            JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
+            // With its profile through LittleCMS unless asked to ignore it (CMYK pixels cannot
+            // be kept, so `.preserve` converts too); untagged CMYK the naive way.
+            if colorManagement == .ignore || header.colorProfile == nil
+                || !ColorConversion.convertCMYK(out, profile: header.colorProfile!, inverted: header.hasAdobeMarker)
+            {
+                JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
+            }
         }
     }
 

@@ -30,7 +30,9 @@ public struct JXLCoder: AnimatedImageDecoding {
     /// Decodes the image (every frame of an animation, only the first with `firstFrameOnly`).
     /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
-        let session = try JXLDecoderSession(data, events: JxlDecoderStatus(JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
+        let session = try JXLDecoderSession(
+            data, events: JxlDecoderStatus(JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
+        var profile: ColorProfile?
         var frames: [ImageFrame] = []
         var duration = 0.0
         var output: FrameOutput?
@@ -39,6 +41,8 @@ public struct JXLCoder: AnimatedImageDecoding {
             case JXL_DEC_BASIC_INFO:
                 try options.limits.check(canvas: session.size)
                 output = FrameOutput(stored: session.size, orientation: session.orientation, options: options)
+            case JXL_DEC_COLOR_ENCODING:
+                if options.colorManagement != .ignore { profile = session.colorProfile() }
             case JXL_DEC_FRAME:
                 if options.firstFrameOnly && !frames.isEmpty { break decoding }
                 if !frames.isEmpty { try options.limits.check(frames: frames.count + 1, of: session.size) }
@@ -54,9 +58,10 @@ public struct JXLCoder: AnimatedImageDecoding {
         }
         guard !frames.isEmpty else { throw WebImageError.badImageData(reason: "JPEG XL: no image in the file") }
         if frames.count == 1 { frames[0] = ImageFrame(pixels: frames[0].pixels, duration: 0) }
-        return Image(
+        let image = Image(
             frames: frames, scale: options.imageScale, orientation: options.applyOrientation ? .up : session.orientation,
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 
     /// Whether the file is an animation of more than one frame (counted from frame headers,
@@ -75,12 +80,15 @@ public struct JXLCoder: AnimatedImageDecoding {
     /// without decoding pixels).
     /// - Throws: `badImageData` when libjxl cannot read the file, `imageTooLarge` over a limit.
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
-        let session = try JXLDecoderSession(data, events: JXL_DEC_FRAME)
+        let session = try JXLDecoderSession(data, events: JxlDecoderStatus(JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue))
+        var profile: ColorProfile?
         var frameCount = 0
         counting: while true {
             switch try session.next() {
             case JXL_DEC_BASIC_INFO:
                 try DecodeLimits.default.check(canvas: session.size)
+            case JXL_DEC_COLOR_ENCODING:
+                profile = session.colorProfile()
             case JXL_DEC_FRAME:
                 frameCount += 1
                 if frameCount > DecodeLimits.default.maxFrameCount { break counting }
@@ -92,7 +100,8 @@ public struct JXLCoder: AnimatedImageDecoding {
         }
         return ImageMetadata(
             format: .jxl, pixelSize: session.size, frameCount: max(1, frameCount), isAnimated: frameCount > 1,
-            loopCount: frameCount > 1 ? session.loopCount : nil, orientation: session.orientation, hasAlpha: session.hasAlpha)
+            loopCount: frameCount > 1 ? session.loopCount : nil, orientation: session.orientation, hasAlpha: session.hasAlpha,
+            colorProfile: profile)
     }
 }
 

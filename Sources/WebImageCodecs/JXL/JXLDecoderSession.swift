@@ -7,7 +7,7 @@ import WebImageCore
 /// orientation (the coder turns them, as it does for the other formats). Single-threaded: no
 /// parallel runner is set. Not thread-safe: one owner at a time.
 final class JXLDecoderSession {
-    private let decoder: OpaquePointer
+    let decoder: OpaquePointer
     private let input: UnsafeMutableRawBufferPointer
     private(set) var info = JxlBasicInfo()
     private var pixelFormat = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)

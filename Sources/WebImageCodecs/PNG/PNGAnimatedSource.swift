@@ -11,9 +11,13 @@ final class PNGAnimatedSource: AnimatedImageSource {
     private let output: PNGOutput
     private var renderer: APNGRenderer
     private var current: (index: Int, pixels: PixelBuffer)?
+    /// The profile frames are converted from (G-2), `nil` unless the options convert to sRGB.
+    private let colorProfile: ColorProfile?
 
     init(data: Data, layout: PNGLayout, animation: APNGAnimation, options: DecodeOptions) {
         self.data = data
+        self.colorProfile = options.colorManagement == .convertToSRGB
+            ? data.withUnsafeBytes { PNGColorChunks.read($0, limits: options.limits) } : nil
         self.output = PNGOutput(layout: layout, options: options)
         self.renderer = APNGRenderer(animation: animation, header: layout.header, limits: options.limits)
     }
@@ -47,7 +51,8 @@ final class PNGAnimatedSource: AnimatedImageSource {
         guard let canvas else {
             throw WebImageError.badImageData(reason: "APNG: frame \(index) could not be rendered")
         }
-        let pixels = output.finish(canvas)
+        var pixels = output.finish(canvas)
+        if let colorProfile { pixels = ColorConversion.toSRGB(pixels, from: colorProfile) }
         current = (index, pixels)
         return pixels
     }

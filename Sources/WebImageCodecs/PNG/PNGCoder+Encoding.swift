@@ -23,6 +23,13 @@ extension PNGCoder: AnimatedImageEncoding {
         guard format == .png else {
             throw WebImageError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
         }
+        let data = try encodeUntagged(image, options: options)
+        guard let profile = EmbeddedProfile.iccData(for: image) else { return data }
+        return PNGICCChunk.embed(profile, in: data)
+    }
+
+    /// The PNG or APNG without a colour profile.
+    private func encodeUntagged(_ image: Image, options: EncodeOptions) throws -> Data {
         var frames = options.preparedImage(image).frames
         let alpha = image.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
         var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)

@@ -62,10 +62,11 @@ extension PNGCoder {
                 allocating: Self.reducedSize(of: layout.header.size, scaleDenominator: scaleDenominator))
             let decoded = try SPNGDecoding.decode(bytes, limits: options.limits, scaleDenominator: scaleDenominator)
             let applied = options.applyOrientation ? layout.orientation : .up
-            return Image(
+            let image = Image(
                 pixels: decoded.pixels.applying(applied), scale: options.imageScale,
                 orientation: options.applyOrientation ? .up : layout.orientation, format: .png,
                 hasAlpha: decoded.hasAlpha)
+            return ColorConversion.finish(image, profile: colorProfile(bytes, options), options: options)
         }
     }
 }

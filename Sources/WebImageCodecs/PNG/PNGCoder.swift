@@ -4,9 +4,12 @@ import WebImageCore
 /// The PNG and APNG coder (SPEC C-3), over libspng.
 ///
 /// **Decoding** handles every PNG colour type and bit depth (16-bit is reduced to 8), palettes,
-/// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. Gamma (`gAMA`),
-/// `cHRM`, `iCCP` and `sRGB` are not applied: pixels are shown as stored, like browsers without
-/// colour management. An ancillary chunk with a bad CRC is discarded (as libpng does); a bad
+/// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. The colour
+/// description (`cICP` > `iCCP` > `sRGB` > `gAMA` with `cHRM`, as browsers rank them) is read
+/// and, by default, the pixels are converted to sRGB
+/// (``/WebImageCore/DecodeOptions/colorManagement``; `gAMA` 1/2.2 with sRGB or no
+/// chromaticities counts as sRGB). An ancillary chunk with a bad CRC is discarded (as libpng
+/// does); a bad
 /// critical chunk fails the decode; a missing `IEND` after complete image data is tolerated.
 /// EXIF orientation from an `eXIf` chunk is applied unless
 /// ``/WebImageCore/DecodeOptions/applyOrientation`` is off.
@@ -63,9 +66,10 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
             let output = PNGOutput(layout: layout, options: options)
             guard let animation = layout.animation else {
                 let decoded = try SPNGDecoding.decode(bytes, limits: options.limits)
-                return Image(
+                let image = Image(
                     pixels: output.finish(decoded.pixels), scale: options.imageScale,
                     orientation: output.reportedOrientation, format: .png, hasAlpha: decoded.hasAlpha)
+                return ColorConversion.finish(image, profile: colorProfile(bytes, options), options: options)
             }
             let count = options.firstFrameOnly ? 1 : animation.frames.count
             try options.limits.check(frames: count, of: layout.header.size)
@@ -76,11 +80,17 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
                 let canvas = try renderer.next(in: bytes)
                 frames.append(ImageFrame(pixels: output.finish(canvas), duration: animation.frames[index].control.duration))
             }
-            return Image(
+            let image = Image(
                 frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .png,
                 loopCount: animation.loopCount,
                 hasAlpha: layout.hasAlpha || animation.exposesCanvas(layout.header.size))
+            return ColorConversion.finish(image, profile: colorProfile(bytes, options), options: options)
         }
+    }
+
+    /// The file's colour description, unless the options ignore it (then it is not read).
+    func colorProfile(_ bytes: UnsafeRawBufferPointer, _ options: DecodeOptions) -> ColorProfile? {
+        options.colorManagement == .ignore ? nil : PNGColorChunks.read(bytes, limits: options.limits)
     }
 
     /// Reads IHDR, the animation's frame and loop counts (`acTL`, validated frame table) and the
@@ -93,7 +103,8 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
             return ImageMetadata(
                 format: .png, pixelSize: layout.header.size, frameCount: frames, isAnimated: frames > 1,
                 loopCount: layout.animation?.loopCount, orientation: layout.orientation,
-                hasAlpha: layout.hasAlpha || layout.animation?.exposesCanvas(layout.header.size) == true)
+                hasAlpha: layout.hasAlpha || layout.animation?.exposesCanvas(layout.header.size) == true,
+                colorProfile: PNGColorChunks.read(bytes, limits: .default))
         }
     }
 

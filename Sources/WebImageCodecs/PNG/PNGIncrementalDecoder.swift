@@ -35,9 +35,12 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
         else { return nil }
         shownScanlines = partial.scanlines
         let output = PNGOutput(layout: partial.layout, options: options)
-        return Image(
+        let image = Image(
             pixels: output.finish(partial.pixels), scale: options.imageScale, orientation: output.reportedOrientation,
             format: .png, hasAlpha: true)
+        // Converted as the complete image will be, so the picture does not shift when it ends.
+        let profile = data.withUnsafeBytes { PNGCoder().colorProfile($0, options) }
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 
     private struct Partial {

@@ -50,9 +50,13 @@ public struct TIFFCoder: AnimatedImageDecoding {
             frames.append(ImageFrame(pixels: frame, duration: duration))
         }
         let fitted = pages.contains { $0.size != first.size && PixelSize(width: $0.size.height, height: $0.size.width) != first.size }
-        return Image(
+        let image = Image(
             frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .tiff,
             loopCount: 0, hasAlpha: pages.contains { $0.hasAlpha } || fitted)
+        // The first page's profile, for every page (multi-page files with several profiles
+        // are rare; each page's own would need a per-frame profile).
+        let profile = options.colorManagement == .ignore ? nil : TIFFICCProfile.read(data)
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 
     /// Whether the file has more than one page.
@@ -75,7 +79,8 @@ public struct TIFFCoder: AnimatedImageDecoding {
         let pages = try file.pages(limits: .default)
         return ImageMetadata(
             format: .tiff, pixelSize: pages[0].size, frameCount: pages.count, isAnimated: pages.count > 1,
-            loopCount: pages.count > 1 ? 0 : nil, orientation: pages[0].orientation, hasAlpha: pages[0].hasAlpha)
+            loopCount: pages.count > 1 ? 0 : nil, orientation: pages[0].orientation, hasAlpha: pages[0].hasAlpha,
+            colorProfile: TIFFICCProfile.read(data))
     }
 
     /// One decoded page (or its reduced copy) as a frame: turned and sized; the first page

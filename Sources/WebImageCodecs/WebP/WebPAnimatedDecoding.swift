@@ -22,8 +22,10 @@ enum WebPAnimatedDecoding {
             previousTimestamp = timestamp
             frames.append(ImageFrame(pixels: pixels, duration: duration))
         }
-        return Image(
+        let image = Image(
             frames: frames, scale: options.imageScale, format: .webp,
             loopCount: animation.loopCount, hasAlpha: features.has_alpha != 0)
+        let profile = options.colorManagement == .ignore ? nil : WebPICCProfile.read(data)
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 }

@@ -13,6 +13,8 @@ import WebImageCore
 public final class WebPAnimatedImageSource: AnimatedImageSource {
     private let animation: WebPAnimation
     private let outputSize: PixelSize
+    /// The profile frames are converted from (G-2), `nil` unless the options convert to sRGB.
+    private let colorProfile: ColorProfile?
 
     /// Opens `data`. The canvas and frame-count limits of `options` are checked from the header
     /// (per canvas: the decoded-bytes budget is not charged for every frame, SPEC R-3);
@@ -21,6 +23,7 @@ public final class WebPAnimatedImageSource: AnimatedImageSource {
     public init(_ data: Data, options: DecodeOptions = .default) throws {
         animation = try WebPAnimation(data, limits: options.limits, oneFrameAtATime: true)
         outputSize = options.targetSize(for: animation.canvasSize)
+        colorProfile = options.colorManagement == .convertToSRGB ? WebPICCProfile.read(data) : nil
     }
 
     /// The size of the frames this source returns (the canvas, or the thumbnail size).
@@ -37,7 +40,8 @@ public final class WebPAnimatedImageSource: AnimatedImageSource {
         animation.duration(ofFrame: index)
     }
 
-    /// The composited canvas of frame `index`.
+    /// The composited canvas of frame `index`, converted to sRGB when the file has a profile
+    /// and the options convert (the default).
     /// - Throws: `badImageData` when `index` is out of range or the frame data is corrupt.
     public func frame(at index: Int) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else {
@@ -48,6 +52,8 @@ public final class WebPAnimatedImageSource: AnimatedImageSource {
         while animation.nextIndex < index {
             try animation.skip()
         }
-        return try animation.next(outputSize: outputSize).pixels
+        let pixels = try animation.next(outputSize: outputSize).pixels
+        guard let colorProfile else { return pixels }
+        return ColorConversion.toSRGB(pixels, from: colorProfile)
     }
 }

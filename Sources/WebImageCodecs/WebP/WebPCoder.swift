@@ -51,7 +51,8 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
     public func readMetadata(_ data: Data) throws -> ImageMetadata {
         let features = try WebPSupport.features(of: data)
         let size = PixelSize(width: Int(features.width), height: Int(features.height))
-        var metadata = ImageMetadata(format: .webp, pixelSize: size, hasAlpha: features.has_alpha != 0)
+        var metadata = ImageMetadata(
+            format: .webp, pixelSize: size, hasAlpha: features.has_alpha != 0, colorProfile: WebPICCProfile.read(data))
         guard features.has_animation != 0 else {
             metadata.orientation = WebPEXIF.orientation(of: data)
             return metadata
@@ -106,6 +107,8 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         guard format == .webp else {
             throw WebImageError.unsupportedFormat(format, reason: "WebPCoder encodes WebP only")
         }
-        return try WebPEncoding.encode(image, options: options)
+        let data = try WebPEncoding.encode(image, options: options)
+        guard let profile = EmbeddedProfile.iccData(for: image) else { return data }
+        return try WebPICCProfile.embed(profile, in: data)
     }
 }

@@ -87,7 +87,8 @@ public final class WebPIncrementalDecoder: IncrementalImageDecoder {
         }
         switch status {
         case VP8_STATUS_OK:
-            let image = makeImage()
+            let profile = options.colorManagement == .ignore ? nil : WebPICCProfile.read(data)
+            let image = makeImage().map { ColorConversion.finish($0, profile: profile, options: options) }
             finalImage = image
             release()
             return image

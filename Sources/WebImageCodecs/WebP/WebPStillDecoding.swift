@@ -52,9 +52,11 @@ enum WebPStillDecoding {
                 }
             }
         }
-        return Image(
+        let image = Image(
             pixels: pixels.applying(applied), scale: options.imageScale,
             orientation: options.applyOrientation ? .up : orientation, format: .webp,
             hasAlpha: features.has_alpha != 0)
+        let profile = options.colorManagement == .ignore ? nil : WebPICCProfile.read(data)
+        return ColorConversion.finish(image, profile: profile, options: options)
     }
 }

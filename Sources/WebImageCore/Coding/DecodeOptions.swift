@@ -33,6 +33,9 @@ public struct DecodeOptions: Sendable, Hashable {
     /// as SDWebImagePDFCoder's page option. `nil`: the coder's own default (the first page).
     /// Formats whose pages are frames (TIFF) ignore it.
     public var pageIndex: Int?
+    /// What to do with the source's colour description (G-2, G-3): convert to sRGB
+    /// (default), keep the pixels and attach the profile, or ignore it.
+    public var colorManagement: ColorManagement = .convertToSRGB
 
     public init(
         thumbnailPixelSize: PixelSize? = nil,

@@ -25,6 +25,10 @@ public final class Image: Sendable {
     public let hasAlpha: Bool
     /// Bytes of all decoded frames, each shared buffer counted once. Caches use it as the cost.
     public let cost: Int
+    /// The colour description of the pixel values, `nil` for sRGB (untagged). Decoders convert
+    /// to sRGB by default and leave this `nil`; with ``ColorManagement/preserve`` it is the
+    /// source's profile, which the JPEG, PNG and WebP encoders embed.
+    public let colorProfile: ColorProfile?
 
     /// Creates an image from frames. `frames` must not be empty and all frames must have the
     /// same size.
@@ -34,7 +38,8 @@ public final class Image: Sendable {
         orientation: ImageOrientation = .up,
         format: ImageFormat = .unknown,
         loopCount: Int = 0,
-        hasAlpha: Bool = true
+        hasAlpha: Bool = true,
+        colorProfile: ColorProfile? = nil
     ) {
         precondition(!frames.isEmpty, "an Image needs at least one frame")
         precondition(scale > 0, "scale must be positive")
@@ -44,6 +49,7 @@ public final class Image: Sendable {
         self.format = format
         self.loopCount = frames.count > 1 ? max(0, loopCount) : 0
         self.hasAlpha = hasAlpha
+        self.colorProfile = colorProfile
         var seen = Set<ObjectIdentifier>()
         var total = 0
         for frame in frames where seen.insert(ObjectIdentifier(frame.pixels)).inserted {
@@ -58,11 +64,12 @@ public final class Image: Sendable {
         scale: Double = 1,
         orientation: ImageOrientation = .up,
         format: ImageFormat = .unknown,
-        hasAlpha: Bool = true
+        hasAlpha: Bool = true,
+        colorProfile: ColorProfile? = nil
     ) {
         self.init(
             frames: [ImageFrame(pixels: pixels)], scale: scale, orientation: orientation,
-            format: format, loopCount: 0, hasAlpha: hasAlpha)
+            format: format, loopCount: 0, hasAlpha: hasAlpha, colorProfile: colorProfile)
     }
 
     /// The first frame's pixels (the poster frame of an animation).
@@ -79,7 +86,7 @@ public final class Image: Sendable {
     public var duration: Double { frames.reduce(0) { $0 + $1.duration } }
 
     /// A copy of this image's description with other frames (e.g. after a transform), keeping
-    /// scale, orientation, format, loop count and alpha unless given.
+    /// scale, orientation, format, loop count, alpha and colour profile unless given.
     public func replacing(
         frames: [ImageFrame],
         scale: Double? = nil,
@@ -89,7 +96,16 @@ public final class Image: Sendable {
     ) -> Image {
         Image(
             frames: frames, scale: scale ?? self.scale, orientation: orientation ?? self.orientation,
-            format: format ?? self.format, loopCount: loopCount, hasAlpha: hasAlpha ?? self.hasAlpha)
+            format: format ?? self.format, loopCount: loopCount, hasAlpha: hasAlpha ?? self.hasAlpha,
+            colorProfile: colorProfile)
+    }
+
+    /// A copy of this image with the same frames and description but another colour profile
+    /// (`nil`: sRGB).
+    public func replacing(colorProfile: ColorProfile?) -> Image {
+        Image(
+            frames: frames, scale: scale, orientation: orientation, format: format, loopCount: loopCount,
+            hasAlpha: hasAlpha, colorProfile: colorProfile)
     }
 }
 

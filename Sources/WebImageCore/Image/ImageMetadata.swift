@@ -15,6 +15,9 @@ public struct ImageMetadata: Sendable, Hashable {
     public var orientation: ImageOrientation
     /// Whether the image has an alpha channel or transparency, `nil` when unknown.
     public var hasAlpha: Bool?
+    /// The colour description the file carries (G-1), `nil` for untagged (sRGB) or when
+    /// the reader does not look for it.
+    public var colorProfile: ColorProfile?
 
     public init(
         format: ImageFormat,
@@ -23,7 +26,8 @@ public struct ImageMetadata: Sendable, Hashable {
         isAnimated: Bool = false,
         loopCount: Int? = nil,
         orientation: ImageOrientation = .up,
-        hasAlpha: Bool? = nil
+        hasAlpha: Bool? = nil,
+        colorProfile: ColorProfile? = nil
     ) {
         self.format = format
         self.pixelSize = pixelSize
@@ -32,6 +36,7 @@ public struct ImageMetadata: Sendable, Hashable {
         self.loopCount = loopCount
         self.orientation = orientation
         self.hasAlpha = hasAlpha
+        self.colorProfile = colorProfile
     }
 
     /// Size as displayed: width and height swapped for orientations 5–8.

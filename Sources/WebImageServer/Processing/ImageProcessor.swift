@@ -17,6 +17,9 @@ struct ImageProcessor: Sendable {
     /// Whether JPEG, still WebP and PNG sources may be decoded reduced (``ShrinkOnLoad``); off, every source is
     /// decoded at full size (tests compare the two).
     var shrinkOnLoad = true
+    /// The service's `strip-color-profile` setting: convert to sRGB (default) or keep the
+    /// source's profile, when the URL has no `scp` option.
+    var stripColorProfile = true
 
     /// imgproxy's per-format default qualities.
     static func defaultQuality(for format: OutputFormat) -> Int {
@@ -70,6 +73,7 @@ struct ImageProcessor: Sendable {
     func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
         var decodeOptions = DecodeOptions()
         decodeOptions.applyOrientation = options.autoRotate ?? true
+        decodeOptions.colorManagement = (options.stripColorProfile ?? stripColorProfile) ? .convertToSRGB : .preserve
         decodeOptions.firstFrameOnly = !keepAnimation
         decodeOptions.limits.maxPixelCount = limits.maxSourcePixels
         decodeOptions.limits.maxFrameCount = limits.maxAnimationFrames

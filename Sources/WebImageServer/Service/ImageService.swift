@@ -42,7 +42,7 @@ public final class ImageService: Sendable {
         self.configuration = configuration
         signer = configuration.signer
         sources = SourceStore(configuration: configuration)
-        processor = ImageProcessor(limits: configuration.limits)
+        processor = ImageProcessor(limits: configuration.limits, stripColorProfile: configuration.stripColorProfile)
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)

@@ -16,6 +16,10 @@ public struct ImageServiceConfiguration: Sendable {
     public var ttl = 31_536_000
     /// Negotiate WebP from `Accept` when no format is given.
     public var autoWebP = true
+    /// Convert sources to sRGB and write results without a colour profile (imgproxy's
+    /// `IMGPROXY_STRIP_COLOR_PROFILE`, default on); off, results keep the source's colours and
+    /// embed its profile. The `strip_color_profile` (`scp`) URL option overrides it.
+    public var stripColorProfile = true
     /// Negotiate AVIF from `Accept` when no format is given (before WebP).
     public var autoAVIF = true
     /// The source cache directory; `nil` = no source cache.

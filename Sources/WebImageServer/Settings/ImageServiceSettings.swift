@@ -32,6 +32,7 @@ public enum ImageServiceSettings {
         Setting(name: "ttl", meaning: "Cache-Control max-age in seconds", defaultValue: "31536000", repeatable: false),
         Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
+        Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
         Setting(name: "cache-max-size", meaning: "bytes the source cache may hold; past it the oldest half is removed (0 = unbounded)", defaultValue: "1073741824", repeatable: false),
         Setting(name: "cache-max-age", meaning: "seconds a source stays in the source cache after it was written", defaultValue: "604800", repeatable: false),
@@ -132,6 +133,7 @@ public enum ImageServiceSettings {
         if let value = try int("ttl", 0...Int(Int32.max)) { configuration.ttl = value }
         if let value = try bool("auto-webp") { configuration.autoWebP = value }
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }
+        if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
         if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
         if let value = try int("cache-max-size", 0...Int.max) { configuration.cacheMaxSize = value }
         if let text = one("cache-max-age") {

@@ -139,6 +139,9 @@ extension ProcessingOptions {
         case "strip_metadata", "sm":
             try args.requireCount(1...1)
             stripMetadata = try args.bool(0)
+        case "strip_color_profile", "scp":
+            try args.requireCount(1...1)
+            stripColorProfile = try args.bool(0)
         case "preset", "pr":
             guard !args.values.isEmpty else { throw args.bad("expected preset names") }
             guard depth < Self.maximumPresetDepth else { throw args.bad("presets nested too deeply") }

@@ -144,6 +144,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var autoRotate: Bool?
     /// `nil` = the service default (on).
     public var stripMetadata: Bool?
+    /// `strip_color_profile` (`scp`): convert to sRGB and write no profile (`true`), or keep the
+    /// source's colours and embed its profile (`false`); `nil` = the service's setting.
+    public var stripColorProfile: Bool?
     public var cacheBuster: String?
     /// Unix time after which the URL is refused.
     public var expires: Int64?
@@ -182,6 +185,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("rot:\(rotate)")
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
+        if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")
         parts.append("raw:\(raw)")

@@ -1,0 +1,116 @@
+import WebImageCore
+
+/// The colour step at the end of every decode (G-2, G-3): what
+/// ``/WebImageCore/DecodeOptions/colorManagement`` asks for, applied to the decoded (already
+/// reduced) pixels.
+public enum ColorConversion {
+    /// `image` (decoded as stored, without a profile) finished for `options`: converted to sRGB
+    /// (the default), or with `profile` attached (`.preserve`), or as it is (`.ignore`).
+    /// Untagged images and sRGB-equivalent profiles are returned as they are.
+    public static func finish(_ image: Image, profile: ColorProfile?, options: DecodeOptions) -> Image {
+        guard let profile else { return image }
+        switch options.colorManagement {
+        case .ignore:
+            return image
+        case .preserve:
+            return image.replacing(colorProfile: profile)
+        case .convertToSRGB:
+            return toSRGB(image, profile: profile)
+        }
+    }
+
+    /// `image`'s pixels, read in `profile`, converted to sRGB; the result carries no profile.
+    /// Frames that share one buffer are converted once and keep sharing.
+    public static func toSRGB(_ image: Image, profile: ColorProfile) -> Image {
+        let transform = ColorTransformCache.shared.transform(for: profile)
+        if case .identity = transform { return image.replacing(colorProfile: nil) }
+        let converted = image.mappingFrames { convert($0, transform) } ?? image
+        return converted.replacing(colorProfile: nil)
+    }
+
+    /// Whether decoding with `profile` converts pixels (false for sRGB-equivalent and
+    /// unconvertible descriptions).
+    public static func convertsPixels(_ profile: ColorProfile) -> Bool {
+        if case .identity = ColorTransformCache.shared.transform(for: profile) { return false }
+        return true
+    }
+
+    /// `pixels` (RGBA8) read in `profile`, converted to sRGB: a new buffer, or `pixels` itself
+    /// when the profile needs no conversion. Animated sources convert each frame with it.
+    public static func toSRGB(_ pixels: PixelBuffer, from profile: ColorProfile) -> PixelBuffer {
+        let transform = ColorTransformCache.shared.transform(for: profile)
+        if case .identity = transform { return pixels }
+        return convert(pixels, transform)
+    }
+
+    static func convert(_ pixels: PixelBuffer, _ transform: ColorTransform) -> PixelBuffer {
+        let count = pixels.width * pixels.height
+        return pixels.bytes.withUnsafeBufferPointer { source in
+            PixelBuffer.make(width: pixels.width, height: pixels.height) { out in
+                let src = source.baseAddress!
+                let dst = out.baseAddress!
+                switch transform {
+                case .identity, .lcmsCMYK:
+                    // CMYK is converted inside the JPEG decoder, before the buffer is RGBA.
+                    dst.update(from: src, count: count * 4)
+                case .matrixShaper(let fast):
+                    fast.apply(src, dst, count: count)
+                case .gray(let table):
+                    for i in 0..<count {
+                        let p = i * 4
+                        dst[p] = table[Int(src[p])]
+                        dst[p + 1] = table[Int(src[p + 1])]
+                        dst[p + 2] = table[Int(src[p + 2])]
+                        dst[p + 3] = src[p + 3]
+                    }
+                case .lcmsRGBA(let lcms):
+                    lcms.apply(src, dst, count: count)
+                }
+            }
+        }
+    }
+
+    /// Converts RGBA8 pixels (straight alpha, 4 bytes a pixel) read in `profile` to sRGB in
+    /// place, as decoders do with the buffer they just filled.
+    /// - Returns: `false` when `profile` needs no conversion (sRGB-equivalent, or a description
+    ///   the library cannot convert) or is CMYK; the pixels are then untouched.
+    @discardableResult
+    public static func convertToSRGB(_ pixels: UnsafeMutableBufferPointer<UInt8>, from profile: ColorProfile) -> Bool {
+        guard let base = pixels.baseAddress else { return false }
+        let count = pixels.count / 4
+        switch ColorTransformCache.shared.transform(for: profile) {
+        case .identity, .lcmsCMYK:
+            return false
+        case .matrixShaper(let fast):
+            fast.apply(base, base, count: count)
+        case .gray(let table):
+            for i in 0..<count {
+                let p = i * 4
+                pixels[p] = table[Int(pixels[p])]
+                pixels[p + 1] = table[Int(pixels[p + 1])]
+                pixels[p + 2] = table[Int(pixels[p + 2])]
+            }
+        case .lcmsRGBA(let lcms):
+            lcms.apply(base, base, count: count)
+        }
+        return true
+    }
+
+    /// Converts CMYK pixels (TurboJPEG's 4 bytes a pixel) to opaque RGBA in place with
+    /// `profile`; `false` when the profile gives no CMYK transform (the caller falls back to
+    /// the naive conversion).
+    static func convertCMYK(_ pixels: UnsafeMutableBufferPointer<UInt8>, profile: ColorProfile, inverted: Bool) -> Bool {
+        guard case .lcmsCMYK(let plain, let invertedTransform) = ColorTransformCache.shared.transform(for: profile),
+            let base = pixels.baseAddress
+        else { return false }
+        let count = pixels.count / 4
+        // LittleCMS converts in place when input and output pixels have the same size.
+        (inverted ? invertedTransform : plain).apply(base, base, count: count)
+        var i = 3
+        while i < pixels.count {
+            pixels[i] = 255
+            i += 4
+        }
+        return true
+    }
+}
