@@ -24,7 +24,7 @@ release: setup
 # queued behind that work. (Correctness does not depend on it: the loopback test servers run on
 # threads of their own, and no test relies on a timeout it does not test.) Together they are
 # all the tests.
-CPU_BOUND_SUITES = WebImageCoreTests|WebImageCodecsTests
+CPU_BOUND_SUITES = WebImageCoreTests|WebImageCodecsTests|WebImageColorTests
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter '$(CPU_BOUND_SUITES)'
