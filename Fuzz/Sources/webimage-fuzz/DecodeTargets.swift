@@ -114,6 +114,35 @@ func generatedInputs() -> [(name: String, data: Data)] {
     let filtered = ##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="48"><defs><filter id="f"><feGaussianBlur stdDeviation="3"/><feOffset dx="2"/></filter><g id="u"><rect width="9" height="9" fill="#0a0" opacity="0.5"/></g><mask id="m"><rect width="32" height="48" fill="#fff"/></mask></defs><g filter="url(#f)" mask="url(#m)"><use xlink:href="#u"/><use xlink:href="#u" x="12"/></g><text x="2" y="40">fe</text></svg>"##
     inputs.append(("generated/filters.svg", Data(filtered.utf8)))
     inputs.append(("generated/two-pages.pdf", TestPDF.twoPages))
+    inputs += bmpInputs()
     return inputs
 }
 
+
+/// BMP and ICO files (the corpus has none): every bit depth the Swift decoder reads, bottom-up
+/// and top-down, bit fields, and an icon with an AND mask.
+func bmpInputs() -> [(name: String, data: Data)] {
+    let palette: [[UInt8]] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 255, 255]]
+    let pixels = PixelBuffer.make(width: 7, height: 5) { out in
+        for y in 0..<5 {
+            for x in 0..<7 {
+                let color = palette[(x < 3 ? 0 : 1) + (y < 2 ? 0 : 2)]
+                for channel in 0..<4 { out[(y * 7 + x) * 4 + channel] = color[channel] }
+            }
+        }
+    }
+    var inputs: [(name: String, data: Data)] = []
+    for bits in [1, 4, 8] {
+        let dib = BMPFixture.dib(pixels, bits: bits, palette: bits == 1 ? Array(palette.prefix(2)) : palette)
+        inputs.append(("generated/palette-\(bits).bmp", BMPFixture.bmp(dib, paletteAndMasks: (bits == 1 ? 2 : 4) * 4)))
+    }
+    inputs.append(("generated/rgb-24.bmp", BMPFixture.bmp(BMPFixture.dib(pixels, bits: 24))))
+    inputs.append(("generated/top-down-32.bmp", BMPFixture.bmp(BMPFixture.dib(pixels, bits: 32, topDown: true))))
+    let fields: [UInt32] = [0xF800, 0x07E0, 0x001F, 0]
+    inputs.append(("generated/bitfields-16.bmp", BMPFixture.bmp(BMPFixture.dib(pixels, bits: 16, bitFields: fields))))
+    let mask = (0..<5).map { y in (0..<7).map { x in (x + y) % 3 == 0 } }
+    let icon = BMPFixture.dib(pixels, bits: 32, heightFactor: 2, mask: mask)
+    inputs.append(("generated/icon.ico", BMPFixture.ico([(width: 7, height: 5, bits: 32, payload: icon)])))
+    inputs.append(("generated/cursor.cur", BMPFixture.ico([(width: 7, height: 5, bits: 32, payload: icon)], cursorHotspot: (1, 2))))
+    return inputs
+}
