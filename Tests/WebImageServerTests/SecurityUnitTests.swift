@@ -63,6 +63,7 @@ struct SVGSanitizerTests {
             // Found by the svg-sanitizer fuzz target: a tag that never ends hides the rest.
             (#"<svg><a rhe="javascript:z<re</svg>"#, "<svg>"),
             ("<?xml vers<i", ""),
+            (#"<image href="data:image/png;<!ENTITYA"/>"#, "<image/>"),
             // A style sheet is judged whole: pieces cut by `<` cannot join into a reference.
             ("<svg><style>a{fill:url<(http://e/x)}</style></svg>", "<svg><style>a{fill:url(#)}</style></svg>"),
             ("<svg><style><![CDATA[@imp]]><![CDATA[ort url(http://e)]]></style></svg>", "<svg><style></style></svg>"),

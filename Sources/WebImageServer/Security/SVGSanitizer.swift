@@ -218,6 +218,8 @@ enum SVGSanitizer {
     static func isLocalReference(_ target: String) -> Bool {
         let trimmed = target.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         if trimmed.hasPrefix("#") { return true }
+        // A data URL of a raster image, in the characters such URLs are written in.
         return trimmed.hasPrefix("data:image/") && !trimmed.hasPrefix("data:image/svg")
+            && trimmed.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+/=:;,.-_%".unicodeScalars.contains($0)) }
     }
 }
