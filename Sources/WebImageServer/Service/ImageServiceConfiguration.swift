@@ -60,7 +60,7 @@ public struct ImageServiceConfiguration: Sendable {
     /// Bytes of rendered results kept in memory (byte-bounded LRU).
     public var resultCacheBytes = 64 * 1024 * 1024
     /// Whether SVG answered as SVG (`raw`, `skip_processing`) is sanitised first: scripts,
-    /// event handlers, foreign objects and external references removed (``SVGSanitizer``). On
+    /// event handlers, foreign objects and external references removed. On
     /// by default, as imgproxy's `IMGPROXY_SANITIZE_SVG`.
     public var sanitizeSVG = true
 
