@@ -82,7 +82,7 @@ final class ClientConnection: Sendable {
 /// an ``ImageRequestContext`` (or any ``ChannelRequestContext``), which lets them keep HTTP
 /// keep-alive and still cancel abandoned work (SPEC V-8). It only passes everything on.
 ///
-/// Add it with ``ImageServer/httpServer(idleTimeout:)``, or to your own
+/// Add it with ``ImageServer/httpServer(idleTimeout:headerTimeout:)``, or to your own
 /// `HTTP1Channel.Configuration.additionalChannelHandlers`.
 public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChannelHandler {
     public typealias InboundIn = NIOAny
@@ -154,7 +154,7 @@ public protocol ChannelRequestContext: RequestContext {
 
 /// The request context of ``ImageServer``'s application: Hummingbird's basic context plus the
 /// connection's channel. Use it for your own router (`Router(context: ImageRequestContext.self)`)
-/// together with ``ImageServer/httpServer(idleTimeout:)`` to get keep-alive on image routes.
+/// together with ``ImageServer/httpServer(idleTimeout:headerTimeout:)`` to get keep-alive on image routes.
 public struct ImageRequestContext: ChannelRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let channel: any Channel
