@@ -79,5 +79,11 @@ for target in $TARGETS; do
   line=$(summarise "$target")
   echo "$line"
   case $line in *"crashes=0 leaks=0 timeouts=0 ooms=0"*) ;; *) status=1 ;; esac
+  # A binary without coverage counters reaches nothing (seen once after an incremental rebuild
+  # of .build-fuzz following a manifest change): say so rather than report an empty run.
+  if grep -q "Is the code instrumented for coverage" "$WORK/$target.log"; then
+    echo "fuzz: $target: the binary is not instrumented; rebuild after rm -rf .build-fuzz" >&2
+    status=1
+  fi
 done
 exit $status
