@@ -85,8 +85,15 @@ extension FuzzTarget {
             while index < once.count, let open = once[index...].firstIndex(of: UInt8(ascii: "<")) {
                 if let tag = SVGSanitizer.Tag.parse(once, at: open) {
                     if SVGSanitizer.removedElements.contains(tag.name) { FuzzTarget.finding("sanitised SVG keeps <\(tag.name)>") }
-                    for (name, value) in tag.attributes where SVGSanitizer.Tag.keptValue(name: name, value: value).map({ $0 != value }) ?? true {
-                        FuzzTarget.finding("sanitised SVG keeps attribute \(String(decoding: name, as: UTF8.self)) of <\(tag.name)>")
+                    for (name, value) in tag.attributes {
+                        // The sanitiser would keep it, and any url(…) in it points inside the document.
+                        let text = value.map { String(decoding: $0, as: UTF8.self).lowercased() } ?? ""
+                        let external = text.components(separatedBy: "url(").dropFirst().contains { rest in
+                            !SVGSanitizer.isLocalReference(String(rest.prefix { $0 != ")" }).trimmingCharacters(in: CharacterSet(charactersIn: " \"'")))
+                        }
+                        if SVGSanitizer.Tag.keptValue(name: name, value: value) == nil || external {
+                            FuzzTarget.finding("sanitised SVG keeps attribute \(String(decoding: name, as: UTF8.self)) of <\(tag.name)>")
+                        }
                     }
                     index = tag.end
                 } else {
