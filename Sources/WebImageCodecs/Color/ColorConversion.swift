@@ -56,17 +56,23 @@ public enum ColorConversion {
                 case .matrixShaper(let fast):
                     fast.apply(src, dst, count: count)
                 case .gray(let table):
-                    for i in 0..<count {
-                        let p = i * 4
-                        dst[p] = table[Int(src[p])]
-                        dst[p + 1] = table[Int(src[p + 1])]
-                        dst[p + 2] = table[Int(src[p + 2])]
-                        dst[p + 3] = src[p + 3]
-                    }
+                    applyGray(table, src, dst, count: count)
                 case .lcmsRGBA(let lcms):
                     lcms.apply(src, dst, count: count)
                 }
             }
+        }
+    }
+
+    /// The grey profile's table applied to each colour channel of `count` RGBA8 pixels, alpha
+    /// copied; `source` and `target` may be the same buffer.
+    static func applyGray(_ table: [UInt8], _ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt8>, count: Int) {
+        for i in 0..<count {
+            let p = i * 4
+            target[p] = table[Int(source[p])]
+            target[p + 1] = table[Int(source[p + 1])]
+            target[p + 2] = table[Int(source[p + 2])]
+            target[p + 3] = source[p + 3]
         }
     }
 
@@ -84,12 +90,7 @@ public enum ColorConversion {
         case .matrixShaper(let fast):
             fast.apply(base, base, count: count)
         case .gray(let table):
-            for i in 0..<count {
-                let p = i * 4
-                pixels[p] = table[Int(pixels[p])]
-                pixels[p + 1] = table[Int(pixels[p + 1])]
-                pixels[p + 2] = table[Int(pixels[p + 2])]
-            }
+            applyGray(table, UnsafePointer(base), base, count: count)
         case .lcmsRGBA(let lcms):
             lcms.apply(base, base, count: count)
         }
