@@ -20,8 +20,11 @@ CORPUS=${WEBIMAGE_CORPUS:-../shared/corpus}
 WORK=.build-fuzz-corpus
 BIN=.build-fuzz/debug/webimage-fuzz
 
+# SwiftPM passes its sanitizers as separate `-sanitize=` flags in a per-process random order, and
+# swiftc keeps only the last one: half the builds had coverage without ASan, half ASan without
+# coverage. The trailing combined flag gives every Swift module both.
 [ -n "${FUZZ_SKIP_BUILD:-}" ] || "$SWIFT" build --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz --product webimage-fuzz \
-  -Xswiftc -DWEBIMAGE_LIBFUZZER -Xswiftc -use-ld=lld
+  -Xswiftc -DWEBIMAGE_LIBFUZZER -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer,address
 # The same sources without libFuzzer: lists the targets and writes their generated seeds.
 [ -n "${FUZZ_SKIP_BUILD:-}" ] || "$SWIFT" build --product webimage-fuzz >/dev/null
 REPLAY=$("$SWIFT" build --show-bin-path)/webimage-fuzz
