@@ -22,9 +22,11 @@ BIN=.build-fuzz/debug/webimage-fuzz
 
 # SwiftPM passes its sanitizers as separate `-sanitize=` flags in a per-process random order, and
 # swiftc keeps only the last one: half the builds had coverage without ASan, half ASan without
-# coverage. The trailing combined flag gives every Swift module both.
+# coverage. The trailing combined flag gives every Swift module both. `-O` (after the debug
+# configuration's `-Onone`, so it wins; bounds and overflow checks stay) makes a whole-image
+# decode take milliseconds instead of seconds, so a timeout means a slow input, not -Onone.
 [ -n "${FUZZ_SKIP_BUILD:-}" ] || "$SWIFT" build --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz --product webimage-fuzz \
-  -Xswiftc -DWEBIMAGE_LIBFUZZER -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer,address
+  -Xswiftc -DWEBIMAGE_LIBFUZZER -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer,address -Xswiftc -O
 # The same sources without libFuzzer: lists the targets and writes their generated seeds.
 [ -n "${FUZZ_SKIP_BUILD:-}" ] || "$SWIFT" build --product webimage-fuzz >/dev/null
 REPLAY=$("$SWIFT" build --show-bin-path)/webimage-fuzz
