@@ -68,6 +68,11 @@ struct SVGSanitizerTests {
             ("<svg><style>a{fill:url<(http://e/x)}</style></svg>", "<svg><style>a{fill:url(#)}</style></svg>"),
             ("<svg><style><![CDATA[@imp]]><![CDATA[ort url(http://e)]]></style></svg>", "<svg><style></style></svg>"),
             (#"<svg><g a='x"y' style='fill:red'/></svg>"#, #"<svg><g a='x"y' style="fill:red"/></svg>"#),
+            // Found by the svg-sanitizer fuzz target: escaping a quote adds a `&`, which
+            // the `url(…)` rule refuses, so such a value is judged as written and dropped.
+            (#"<g fill=url(#a)"'x />"#, "<g/>"),
+            (#"<g fill=url(#a)<x />"#, #"<g fill="url(#a)x"/>"#),
+            (#"<g a=x"'y />"#, #"<g a="x&quot;'y"/>"#),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]

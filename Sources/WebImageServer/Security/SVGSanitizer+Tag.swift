@@ -97,14 +97,23 @@ extension SVGSanitizer {
                 if let kept {
                     // Quoted with whichever quote the value lacks (escaped only when it has both).
                     let quote = kept.contains(UInt8(ascii: "\"")) && !kept.contains(UInt8(ascii: "'")) ? UInt8(ascii: "'") : UInt8(ascii: "\"")
-                    out += [UInt8(ascii: "="), quote]
+                    var written: [UInt8] = []
+                    written.reserveCapacity(kept.count)
                     for byte in kept {
                         switch byte {
-                        case quote: out += Array("&quot;".utf8)
-                        case UInt8(ascii: "<"): out += Array("&lt;".utf8)
-                        default: out.append(byte)
+                        case quote: written += Array("&quot;".utf8)
+                        case UInt8(ascii: "<"): written += Array("&lt;".utf8)
+                        default: written.append(byte)
                         }
                     }
+                    // What is written is judged again: an escape adds a `&`, which the rules
+                    // for links and `url(…)` refuse (an entity could spell a scheme).
+                    if written.count != kept.count, Self.keptValue(name: name, value: written) == nil {
+                        out.removeLast(name.count + 1)
+                        continue
+                    }
+                    out += [UInt8(ascii: "="), quote]
+                    out += written
                     out.append(quote)
                 }
             }
