@@ -1,14 +1,5 @@
 import WebImage
 
-/// One named step of the processing pipeline: it reads the context and replaces its image (or
-/// its plan). Each step lives in its own file under `Pipeline/Steps/`.
-struct ProcessingStep: Sendable {
-    /// The step's name.
-    let name: String
-    /// Runs the step.
-    let run: @Sendable (inout ProcessingContext) throws(ImageServiceError) -> Void
-}
-
 /// The service's processing, decoded source to result, as a list of named steps run in order
 /// (imgproxy's `Pipeline`): the deadline (``WorkCancellation``) is checked before every step,
 /// and a cancelled request stops there with ``ImageServiceError/timedOut``; the steps' own
