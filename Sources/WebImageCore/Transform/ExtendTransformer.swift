@@ -19,7 +19,7 @@ extension PixelBuffer {
 }
 
 /// Places every frame on a larger canvas (imgproxy's `extend`): the frame's top-left corner at
-/// ``x``, ``y``, the rest of the canvas ``fill``. Frames that do not fit on the canvas there
+/// (`x`, `y`), the rest of the canvas `fill`. Frames that do not fit on the canvas there
 /// make the transform fail (`nil`).
 ///
 /// Key: `ExtendTransformer(size=WxH,at=x,y,fill=#rrggbbaa)`.

@@ -1,6 +1,6 @@
 extension PixelBuffer {
     /// These pixels sharpened by an unsharp mask: `p + (p − blur(p, σ))` per colour channel,
-    /// with the exact Gaussian blur (``blurredExactly(sigma:)``) at `sigma` capped at 8; alpha is
+    /// with the exact Gaussian blur (``PixelBuffer/blurredExactly(sigma:)``) at `sigma` capped at 8; alpha is
     /// kept.
     public func sharpened(sigma: Double) -> PixelBuffer {
         let blurred = blurredExactly(sigma: min(sigma, 8))

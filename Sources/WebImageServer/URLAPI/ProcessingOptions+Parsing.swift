@@ -42,6 +42,21 @@ extension ProcessingOptions {
             let value = try args.double(0)
             guard value > 0, value <= 8 else { throw args.bad("dpr must be greater than 0 and at most 8") }
             dpr = value
+        case "zoom", "z":
+            try args.requireCount(1...2)
+            let x = try args.double(0), y = args.values.count > 1 ? try args.double(1) : x
+            guard x > 0, y > 0, x <= 100, y <= 100 else { throw args.bad("zoom must be greater than 0 and at most 100") }
+            (zoomX, zoomY) = (x, y)
+        case "min-width", "mw":
+            try args.requireCount(1...1)
+            minWidth = try args.dimension(0)
+        case "min-height", "mh":
+            try args.requireCount(1...1)
+            minHeight = try args.dimension(0)
+        case "extend_aspect_ratio", "extend_ar", "exar":
+            try args.requireCount(1...4)
+            extendAspectRatio = try args.bool(0)
+            if args.values.count > 1 { extendAspectRatioGravity = try args.gravity(from: 1, allowSmart: false) }
         case "enlarge", "el":
             try args.requireCount(1...1)
             enlarge = try args.bool(0)

@@ -9,9 +9,19 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var width = 0
     public var height = 0
     public var dpr = 1.0
+    /// `zoom`: multiplies the requested size (and the source when no size is asked for) on each
+    /// axis, like `dpr` but without scaling gravity offsets or padding. 1 = off.
+    public var zoomX = 1.0, zoomY = 1.0
+    /// `min-width`, `min-height`: the scaled image is at least this wide or high (0 = off);
+    /// with `width` (`height`) also set, the result is cropped to it.
+    public var minWidth = 0, minHeight = 0
     public var enlarge = false
     public var extend = false
     public var extendGravity: Gravity = .center
+    /// `extend_aspect_ratio`: extend the result to the requested width-to-height ratio (when
+    /// both are given) instead of to the requested size.
+    public var extendAspectRatio = false
+    public var extendAspectRatioGravity: Gravity = .center
     public var gravity: Gravity = .center
     public var crop: CropArea?
     public var trim: TrimOptions?
@@ -56,6 +66,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         var parts: [String] = []
         parts.append("rs:\(resizingType.rawValue):\(width):\(height):\(enlarge):\(extend):\(Self.text(extendGravity))")
         parts.append("dpr:\(dpr)")
+        if zoomX != 1 || zoomY != 1 { parts.append("z:\(zoomX):\(zoomY)") }
+        if minWidth != 0 { parts.append("mw:\(minWidth)") }
+        if minHeight != 0 { parts.append("mh:\(minHeight)") }
+        if extendAspectRatio { parts.append("exar:\(Self.text(extendAspectRatioGravity))") }
         parts.append("g:\(Self.text(gravity))")
         if let crop { parts.append("c:\(crop.width):\(crop.height):\(crop.gravity.map(Self.text) ?? "-")") }
         if let trim {
