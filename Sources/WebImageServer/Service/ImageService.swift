@@ -11,9 +11,8 @@ import WebImage
 /// once per identical request on a bounded pool, keep results in a byte-bounded LRU.
 ///
 /// A request takes one of two paths (docs/ARCHITECTURE.md lists the steps): the hit path
-/// (`knownReply`) answers a path answered before from memory; the
-/// full path (`freshReply`, `ImageService+RequestLine.swift`)
-/// parses, admits, fetches, renders and answers.
+/// (`knownReply`) answers a path answered before from memory; the full path (`freshReply`,
+/// `ImageService+RequestLine.swift`) parses, admits, fetches, renders and answers.
 public final class ImageService: Sendable {
     /// The configuration it runs with.
     public let configuration: ImageServiceConfiguration
