@@ -31,6 +31,16 @@ public enum ImageHeaderReader {
         }
     }
 
+    /// Reads the header metadata of `data`, already detected as `format` (by
+    /// `ImageFormat.detect`), without sniffing it again.
+    /// - Throws: as ``read(_:)``.
+    public static func read(_ data: Data, format: ImageFormat) throws -> ImageMetadata {
+        guard !data.isEmpty else { throw WebImageError.badImageData(reason: "empty data") }
+        return try data.withUnsafeBytes { raw in
+            try read(HeaderBytes(raw), format: format)
+        }
+    }
+
     private static func read(_ bytes: HeaderBytes, format: ImageFormat) throws -> ImageMetadata {
         func invalid(_ what: String) -> WebImageError {
             .badImageData(reason: "invalid or truncated \(format) header: \(what)")

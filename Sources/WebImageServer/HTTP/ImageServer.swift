@@ -78,13 +78,3 @@ public enum ImageServer {
         await service.shutdown()
     }
 }
-
-/// Marks the service as draining when graceful shutdown starts (so `/health` says 503).
-struct DrainWatcher: Service {
-    let service: ImageService
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        service.beginDraining()
-    }
-}

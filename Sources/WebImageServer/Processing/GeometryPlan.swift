@@ -12,9 +12,13 @@ struct GeometryPlan: Equatable, Sendable {
     var resultCrop: PixelRect
     /// The canvas size when extending, with the kept image's origin on it.
     var canvas: (size: PixelSize, origin: (x: Int, y: Int))?
+    /// The device-pixel ratio used: `dpr`, lowered where it would need the source enlarged
+    /// (``Scale``). The requested size, gravity offsets and extend canvas are scaled by it.
+    var dprScale: Double
 
     static func == (lhs: GeometryPlan, rhs: GeometryPlan) -> Bool {
         lhs.sourceCrop == rhs.sourceCrop && lhs.scaledSize == rhs.scaledSize && lhs.resultCrop == rhs.resultCrop
+            && lhs.dprScale == rhs.dprScale
             && lhs.canvas?.size == rhs.canvas?.size && lhs.canvas?.origin.x == rhs.canvas?.origin.x
             && lhs.canvas?.origin.y == rhs.canvas?.origin.y
     }
@@ -41,76 +45,59 @@ struct GeometryPlan: Equatable, Sendable {
         }
         sourceCrop = area
 
-        // 2. scale
-        let dpr = options.dpr
-        let requested = (w: Double(options.width) * dpr, h: Double(options.height) * dpr)
+        // 2. scale (imgproxy's calcScale: ``Scale``)
+        let scale = Scale(source: PixelSize(width: area.width, height: area.height), options: options)
+        dprScale = scale.dpr
         let (sw, sh) = (Double(area.width), Double(area.height))
-        var type = options.resizingType
-        if type == .auto {
-            let sourceLandscape = sw >= sh, requestedLandscape = requested.w >= requested.h
-            type = (requested.w == 0 || requested.h == 0 || sourceLandscape == requestedLandscape) ? .fill : .fit
-        }
-        var scaleX = 1.0, scaleY = 1.0
-        let wScale = requested.w / sw, hScale = requested.h / sh
-        switch type {
-        case .force:
-            scaleX = requested.w == 0 ? 1 : wScale
-            scaleY = requested.h == 0 ? 1 : hScale
-        case .fit:
-            let s = requested.w == 0 ? (requested.h == 0 ? 1 : hScale) : (requested.h == 0 ? wScale : min(wScale, hScale))
-            (scaleX, scaleY) = (s, s)
-        case .fill, .fillDown, .auto:
-            let s = requested.w == 0 ? (requested.h == 0 ? 1 : hScale) : (requested.h == 0 ? wScale : max(wScale, hScale))
-            (scaleX, scaleY) = (s, s)
-        }
-        if !options.enlarge {
-            // Never upscale past the source; the aspect ratio of force is kept per axis.
-            if type == .force {
-                scaleX = min(scaleX, 1)
-                scaleY = min(scaleY, 1)
-            } else if max(scaleX, scaleY) > 1 {
-                let s = 1.0
-                (scaleX, scaleY) = (s, s)
-            }
-        }
-        // dpr without a requested size still scales the source (imgproxy multiplies dimensions).
-        if requested.w == 0, requested.h == 0, dpr != 1, options.enlarge || dpr < 1 {
-            (scaleX, scaleY) = (dpr, dpr)
-        }
-        scaledSize = PixelSize(width: max(1, Int((sw * scaleX).rounded())), height: max(1, Int((sh * scaleY).rounded())))
+        scaledSize = PixelSize(width: max(1, Int((sw * scale.x).rounded())), height: max(1, Int((sh * scale.y).rounded())))
 
-        // 3. crop the scaled image to the requested size (fill, fill-down)
-        var keep = PixelSize(width: scaledSize.width, height: scaledSize.height)
-        if type == .fill || type == .fillDown {
-            let targetW = requested.w == 0 ? scaledSize.width : Int(requested.w.rounded())
-            let targetH = requested.h == 0 ? scaledSize.height : Int(requested.h.rounded())
-            keep = PixelSize(width: min(scaledSize.width, targetW), height: min(scaledSize.height, targetH))
-            if type == .fillDown, requested.w > 0, requested.h > 0, keep.width < targetW || keep.height < targetH {
-                // Keep the requested aspect ratio inside what is there.
-                let ratio = requested.w / requested.h
-                if Double(keep.width) / Double(keep.height) > ratio {
-                    keep.width = max(1, Int((Double(keep.height) * ratio).rounded()))
-                } else {
-                    keep.height = max(1, Int((Double(keep.width) / ratio).rounded()))
-                }
+        // 3. crop the scaled image to the requested size (scaled by the capped dpr and zoom)
+        let target = PixelSize(
+            width: Int((Double(options.width) * dprScale * options.zoomX).rounded()),
+            height: Int((Double(options.height) * dprScale * options.zoomY).rounded()))
+        var keep = PixelSize(
+            width: target.width == 0 ? scaledSize.width : min(scaledSize.width, target.width),
+            height: target.height == 0 ? scaledSize.height : min(scaledSize.height, target.height))
+        if options.resizingType == .fillDown, target.width > 0, target.height > 0,
+           keep.width < target.width || keep.height < target.height {
+            // Keep the requested aspect ratio inside what is there.
+            let ratio = Double(target.width) / Double(target.height)
+            if Double(keep.width) / Double(keep.height) > ratio {
+                keep.width = max(1, Int((Double(keep.height) * ratio).rounded()))
+            } else {
+                keep.height = max(1, Int((Double(keep.width) / ratio).rounded()))
             }
         }
         let scaleToSource = (x: sw / Double(scaledSize.width), y: sh / Double(scaledSize.height))
-        resultCrop = Self.place(keep, in: scaledSize, gravity: options.gravity, dpr: dpr, smartCenter: {
+        let offsetScale = dprScale
+        resultCrop = Self.place(keep, in: scaledSize, gravity: options.gravity, dpr: offsetScale, smartCenter: {
             let center = smartCenter(area)
             return (center.x / scaleToSource.x, center.y / scaleToSource.y)
         })
 
-        // 4. extend onto the requested canvas
+        // 4. extend onto the requested canvas, or to the requested aspect ratio
         canvas = nil
+        var extended: (size: PixelSize, gravity: Gravity)?
         if options.extend {
-            let canvasW = max(keep.width, Int(requested.w.rounded()))
-            let canvasH = max(keep.height, Int(requested.h.rounded()))
-            if canvasW > keep.width || canvasH > keep.height {
-                let size = PixelSize(width: canvasW, height: canvasH)
-                let spot = Self.place(keep, in: size, gravity: options.extendGravity, dpr: dpr, smartCenter: { (Double(canvasW) / 2, Double(canvasH) / 2) })
-                canvas = (size, (spot.x, spot.y))
+            let size = PixelSize(width: max(keep.width, target.width), height: max(keep.height, target.height))
+            extended = (size, options.extendGravity)
+        }
+        if options.extendAspectRatio, extended.map({ $0.size == keep }) ?? true, target.width > 0, target.height > 0 {
+            let ratioW = Double(target.width) / Double(keep.width), ratioH = Double(target.height) / Double(keep.height)
+            var size = keep
+            if ratioH > ratioW {
+                size.height = Int((Double(keep.width) * Double(target.height) / Double(target.width)).rounded())
+            } else if ratioW > ratioH {
+                size.width = Int((Double(keep.height) * Double(target.width) / Double(target.height)).rounded())
             }
+            extended = (size, options.extendAspectRatioGravity)
+        }
+        if let extended, extended.size.width > keep.width || extended.size.height > keep.height {
+            let size = PixelSize(width: max(keep.width, extended.size.width), height: max(keep.height, extended.size.height))
+            let spot = Self.place(keep, in: size, gravity: extended.gravity, dpr: offsetScale, smartCenter: {
+                (Double(size.width) / 2, Double(size.height) / 2)
+            })
+            canvas = (size, (spot.x, spot.y))
         }
     }
 

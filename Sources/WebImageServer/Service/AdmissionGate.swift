@@ -23,10 +23,3 @@ final class AdmissionGate: Sendable {
     /// Places taken now.
     var count: Int { admitted.withLock { $0 } }
 }
-
-/// A counter shared by reference between tasks.
-final class SharedCount: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
-}

@@ -2,47 +2,6 @@ import HTTPTypes
 import NIOCore
 import Synchronization
 
-/// A rendered response body and what describes it.
-struct RenderedResult: Sendable {
-    /// The encoded image, kept as the buffer responses send (no copy per response).
-    var body: ByteBuffer
-    var format: OutputFormat
-}
-
-/// Which answer a request path gets when the `Accept` header chooses the format (SPEC V-6).
-enum FormatVariant: UInt8, Sendable {
-    /// The format does not depend on `Accept` (fixed by the URL, or negotiation is off).
-    case any
-    case avif
-    case webp
-    /// Negotiation is on and the client accepts neither AVIF nor WebP.
-    case other
-}
-
-/// What a request path answered with last time, so the next identical request is served from
-/// memory without parsing, verifying, fetching or hashing anything (the result-cache hit path).
-struct KnownAnswer: Sendable {
-    /// The result's key in the cache (its ETag).
-    var etag: String
-    /// The 200 response's headers, `Content-Length` and `X-Request-ID` aside.
-    var fields: HTTPFields
-    /// The 304 response's headers.
-    var notModifiedFields: HTTPFields
-    /// Until when the source may be taken as unchanged (its revalidation time).
-    var freshUntil: ContinuousClock.Instant
-    /// The URL's `expires` option (Unix seconds), if any: after it the request is refused.
-    var expires: Int64?
-
-    /// An estimate of the memory this answer holds: its header names and values plus a fixed
-    /// overhead per field and per answer (the fields' storage, strings and the entry itself).
-    var estimatedBytes: Int {
-        var bytes = 256
-        for field in fields { bytes += 64 + field.name.rawName.utf8.count + field.value.utf8.count }
-        for field in notModifiedFields { bytes += 64 + field.name.rawName.utf8.count + field.value.utf8.count }
-        return bytes
-    }
-}
-
 /// An in-memory LRU of rendered results bounded by their total bytes (SPEC V-8), and an index
 /// from request paths to the result they got (``KnownAnswer``). The index only points at
 /// results: an evicted result takes its index entries with it (lazily), so the byte bound

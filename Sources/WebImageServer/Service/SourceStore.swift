@@ -2,36 +2,6 @@ import Crypto
 import Foundation
 import WebImage
 
-/// A fetched source: its bytes and an identity for ETags.
-struct SourceImage: Sendable {
-    /// The bytes, shared by the copies of this value (``SourcesInUse``).
-    var bytes: SourceBytes
-    /// The source file.
-    var data: Data { bytes.data }
-    /// Hex SHA-256 of the bytes: the source's identity in ETags and result keys.
-    var identity: String
-    /// The origin's `Last-Modified`, if any.
-    var lastModified: String?
-    /// Where it came from, for metrics: `origin`, `disk`, `local`.
-    var layer: String
-    /// Seconds from now during which the source counts as unchanged (the rest of its
-    /// revalidation period): results made from it are reused for that long without asking
-    /// the origin (SPEC V-8's result-cache hit path).
-    var freshFor: Double
-
-    init(bytes: SourceBytes, identity: String, lastModified: String?, layer: String, freshFor: Double) {
-        self.bytes = bytes
-        self.identity = identity
-        self.lastModified = lastModified
-        self.layer = layer
-        self.freshFor = freshFor
-    }
-
-    init(data: Data, identity: String, lastModified: String?, layer: String, freshFor: Double) {
-        self.init(bytes: SourceBytes(data), identity: identity, lastModified: lastModified, layer: layer, freshFor: freshFor)
-    }
-}
-
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
 /// policy, the disk cache as source cache; `local://` under the configured root.
 final class SourceStore: Sendable {
@@ -55,26 +25,11 @@ final class SourceStore: Sendable {
         diskCache = configuration.cacheDirectory.map {
             DiskCache(directory: $0, configuration: DiskCacheConfiguration(maxDiskAge: configuration.cacheMaxAge, maxDiskSize: configuration.cacheMaxSize))
         }
-        allowedPrefixes = configuration.allowedSourcePrefixes.map { (try? SourceURLNormalizer.normalize($0)) ?? $0 }
+        policy = SourcePolicy(configuration: configuration)
     }
 
-    /// The allow-list's prefixes in the form sources are compared in (``SourceURLNormalizer``).
-    let allowedPrefixes: [String]
-
-    /// Refuses sources outside the allow-list, unknown schemes and `local://` without a root.
-    /// `source` is normalised (``SourceURLNormalizer``).
-    func checkAllowed(_ source: String) throws(ImageServiceError) {
-        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { source.hasPrefix($0) }) {
-            throw .sourceNotAllowed("not in the allow-list")
-        }
-        let lower = source.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
-        if lower.hasPrefix("local://") {
-            guard configuration.localRoot != nil else { throw .sourceNotAllowed("local sources are off") }
-            return
-        }
-        throw .sourceNotAllowed("unsupported scheme")
-    }
+    /// Which sources may be read; `local://` paths are resolved by it.
+    let policy: SourcePolicy
 
     /// The source's bytes; concurrent fetches of one source share one download, and a source
     /// another request still holds is shared while fresh (``SourcesInUse``).
@@ -168,15 +123,9 @@ final class SourceStore: Sendable {
         }
     }
 
-    /// Reads a `local://` file under the root; `..` and symbolic links may not leave it.
+    /// Reads a `local://` file under the root (``SourcePolicy/localPath(of:)``).
     func readLocal(_ source: String) throws -> SourceImage {
-        guard let root = configuration.localRoot else { throw ImageServiceError.sourceNotAllowed("local sources are off") }
-        let relative = String(source.dropFirst("local://".count))
-        let rootPath = root.standardizedFileURL.resolvingSymlinksInPath().path
-        let candidate = URL(fileURLWithPath: rootPath).appendingPathComponent(relative).standardizedFileURL.resolvingSymlinksInPath().path
-        guard candidate.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/") else {
-            throw ImageServiceError.sourceNotAllowed("outside the local root")
-        }
+        let candidate = try policy.localPath(of: source)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
               (attributes[.type] as? FileAttributeType) == .typeRegular else { throw ImageServiceError.sourceNotFound }
         if let size = attributes[.size] as? Int, size > configuration.limits.maxSourceBytes {
@@ -194,29 +143,5 @@ final class SourceStore: Sendable {
 
     static func hash(_ data: Data) -> String {
         SHA256.hash(data: data).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-}
-
-/// Holds a download token for a cancellation handler that may run before it exists.
-/// `@unchecked Sendable`: every access goes through `lock`.
-private final class TokenBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var token: DownloadToken?
-    private var cancelled = false
-
-    func set(_ token: DownloadToken) {
-        let cancelNow = lock.withLock { () -> Bool in
-            self.token = token
-            return cancelled
-        }
-        if cancelNow { token.cancel() }
-    }
-
-    func cancel() {
-        let token = lock.withLock { () -> DownloadToken? in
-            cancelled = true
-            return self.token
-        }
-        token?.cancel()
     }
 }

@@ -1,16 +1,6 @@
 import Foundation
 import Synchronization
 
-/// A fetched source's bytes, shared by every request that uses them. Requests hold it through
-/// their ``SourceImage``; once the last one is done, the bytes are freed.
-final class SourceBytes: Sendable {
-    let data: Data
-
-    init(_ data: Data) {
-        self.data = data
-    }
-}
-
 /// The sources that requests hold right now, by source URL (issue #15, memory): a request for a
 /// source that another request is still rendering from takes the same bytes and identity instead
 /// of reading (and hashing) a second copy from the source cache or the origin — the common case

@@ -1,118 +1,5 @@
 import WebImage
 
-/// How the source is resized to the requested size (imgproxy's `resizing_type`).
-public enum ResizingType: String, Sendable, Hashable, CaseIterable {
-    /// Keep the aspect ratio and fit inside the size.
-    case fit
-    /// Keep the aspect ratio, cover the size and crop what projects (by gravity).
-    case fill
-    /// Like `fill`, but never enlarges: a result smaller than the size is cropped to the
-    /// requested aspect ratio instead.
-    case fillDown = "fill-down"
-    /// Stretch to exactly the size.
-    case force
-    /// `fill` when source and requested size have the same orientation, else `fit`.
-    case auto
-}
-
-/// Where the kept part of an image lies when it is cropped or extended (imgproxy's `gravity`).
-public enum Gravity: Sendable, Hashable {
-    /// One of the nine anchors, with offsets: values ≥ 1 are pixels, smaller ones a fraction
-    /// of the image's size.
-    case anchor(Anchor, xOffset: Double, yOffset: Double)
-    /// "Smart" gravity (`sm`): the most detailed region, by local contrast.
-    case smart
-    /// Focus point (`fp:x:y`): 0…1 fractions of the image giving the result's center.
-    case focusPoint(x: Double, y: Double)
-
-    /// The nine anchors and their imgproxy names.
-    public enum Anchor: String, Sendable, Hashable, CaseIterable {
-        case north = "no", south = "so", east = "ea", west = "we"
-        case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
-        case center = "ce"
-    }
-
-    /// `ce:0:0`, the default.
-    public static let center = Gravity.anchor(.center, xOffset: 0, yOffset: 0)
-}
-
-/// An 8-bit RGB color (`background`, `trim` color).
-public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
-    /// Red, green, blue.
-    public var red, green, blue: UInt8
-    /// A color from its channels.
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
-        self.red = red
-        self.green = green
-        self.blue = blue
-    }
-    /// `rrggbb` in lowercase hex.
-    public var description: String {
-        [red, green, blue].map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-}
-
-/// The `crop` option: an area cut before resizing.
-public struct CropArea: Sendable, Hashable {
-    /// Width and height: ≥ 1 pixels, < 1 a fraction of the source, 0 the full side.
-    public var width, height: Double
-    /// The crop's own gravity; `nil` uses the request's ``ProcessingOptions/gravity``.
-    public var gravity: Gravity?
-}
-
-/// The `trim` option: remove a uniform border.
-public struct TrimOptions: Sendable, Hashable {
-    /// Color distance (0…255 per channel) still counted as background.
-    public var threshold: Double
-    /// The background color; `nil` takes the top-left pixel's.
-    public var color: RGBColor?
-    /// Cut equal amounts from left and right / top and bottom.
-    public var equalHorizontal, equalVertical: Bool
-}
-
-/// The output formats the service can encode.
-public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-    case jpeg = "jpg", png, webp, avif, gif
-
-    /// The format named by an imgproxy extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`).
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        case "webp": self = .webp
-        case "avif": self = .avif
-        case "gif": self = .gif
-        default: return nil
-        }
-    }
-
-    /// The pipeline's format.
-    public var imageFormat: ImageFormat {
-        switch self {
-        case .jpeg: .jpeg
-        case .png: .png
-        case .webp: .webp
-        case .avif: .avif
-        case .gif: .gif
-        }
-    }
-
-    /// The output format for a source format, if the service can encode it.
-    public init?(_ format: ImageFormat) {
-        switch format {
-        case .jpeg: self = .jpeg
-        case .png: self = .png
-        case .webp: self = .webp
-        case .avif: self = .avif
-        case .gif: self = .gif
-        default: return nil
-        }
-    }
-
-    /// Whether the format keeps animation.
-    public var isAnimatable: Bool { self == .webp || self == .gif || self == .png }
-}
-
 /// Every processing option of one request, after presets are applied (SPEC V-2).
 ///
 /// Defaults are imgproxy's. ``canonicalForm`` is a stable text of every field that changes the
@@ -122,9 +9,19 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var width = 0
     public var height = 0
     public var dpr = 1.0
+    /// `zoom`: multiplies the requested size (and the source when no size is asked for) on each
+    /// axis, like `dpr` but without scaling gravity offsets or padding. 1 = off.
+    public var zoomX = 1.0, zoomY = 1.0
+    /// `min-width`, `min-height`: the scaled image is at least this wide or high (0 = off);
+    /// with `width` (`height`) also set, the result is cropped to it.
+    public var minWidth = 0, minHeight = 0
     public var enlarge = false
     public var extend = false
     public var extendGravity: Gravity = .center
+    /// `extend_aspect_ratio`: extend the result to the requested width-to-height ratio (when
+    /// both are given) instead of to the requested size.
+    public var extendAspectRatio = false
+    public var extendAspectRatioGravity: Gravity = .center
     public var gravity: Gravity = .center
     public var crop: CropArea?
     public var trim: TrimOptions?
@@ -169,6 +66,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         var parts: [String] = []
         parts.append("rs:\(resizingType.rawValue):\(width):\(height):\(enlarge):\(extend):\(Self.text(extendGravity))")
         parts.append("dpr:\(dpr)")
+        if zoomX != 1 || zoomY != 1 { parts.append("z:\(zoomX):\(zoomY)") }
+        if minWidth != 0 { parts.append("mw:\(minWidth)") }
+        if minHeight != 0 { parts.append("mh:\(minHeight)") }
+        if extendAspectRatio { parts.append("exar:\(Self.text(extendAspectRatioGravity))") }
         parts.append("g:\(Self.text(gravity))")
         if let crop { parts.append("c:\(crop.width):\(crop.height):\(crop.gravity.map(Self.text) ?? "-")") }
         if let trim {
@@ -201,11 +102,5 @@ public struct ProcessingOptions: Sendable, Hashable {
         case .smart: "sm"
         case let .focusPoint(x, y): "fp:\(x):\(y)"
         }
-    }
-}
-
-extension String {
-    func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

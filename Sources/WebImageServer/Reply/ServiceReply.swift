@@ -2,27 +2,6 @@ import Foundation
 import HTTPTypes
 import NIOCore
 
-/// What the service answers one request with, independent of the HTTP server.
-public struct ImageServiceResponse: Sendable {
-    /// HTTP status.
-    public var status: Int
-    /// Response headers (name, value).
-    public var headers: [(String, String)]
-    /// The body (empty for 304 and HEAD).
-    public var body: Data
-
-    /// The value of header `name` (case-insensitive), if present.
-    public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
-    }
-
-    init(_ reply: ServiceReply) {
-        status = reply.status
-        headers = reply.fields.map { ($0.name.rawName, $0.value) }
-        body = Data(reply.body.readableBytesView)
-    }
-}
-
 /// The service's answer in the HTTP server's terms: headers as `HTTPFields`, the body as the
 /// buffer that is sent (a cached result's buffer is shared, not copied).
 struct ServiceReply: Sendable {

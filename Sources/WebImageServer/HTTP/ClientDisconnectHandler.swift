@@ -1,0 +1,54 @@
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// A channel handler that notices a client going away while its request is being answered:
+/// the end of its input (a FIN: Hummingbird allows half-closed connections, so the channel
+/// stays open) or the end of the connection. The image routes find it through the channel of
+/// an ``ImageRequestContext`` (or any ``ChannelRequestContext``), which lets them keep HTTP
+/// keep-alive and still cancel abandoned work (SPEC V-8). It only passes everything on.
+///
+/// Add it with ``ImageServer/httpServer(idleTimeout:headerTimeout:)``, or to your own
+/// `HTTP1Channel.Configuration.additionalChannelHandlers`.
+public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChannelHandler {
+    public typealias InboundIn = NIOAny
+
+    private let connection = ClientConnection()
+    private let headerDeadline: HeaderDeadline?
+
+    /// A handler for one connection. With `headerTimeout`, a request whose head has not
+    /// arrived whole that long after its first byte closes the connection.
+    public init(headerTimeout: Duration? = nil) {
+        headerDeadline = headerTimeout.map { HeaderDeadline(timeout: .nanoseconds(ServiceMetrics.nanoseconds($0))) }
+    }
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        ClientConnection.register(connection, for: context.channel)
+        headerDeadline?.install(in: context.pipeline.syncOperations)
+        // HTTP/1.0 without keep-alive must end with the connection: the version is gone once
+        // the request is converted to HTTP types, so mark such requests before that happens.
+        if let decoder = try? context.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {
+            try? context.pipeline.syncOperations.addHandler(ConnectionCloseMarker(), position: .after(decoder.handler))
+        }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        ClientConnection.unregister(context.channel)
+        connection.clientWentAway()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { connection.clientWentAway() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        connection.clientWentAway()
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,26 @@
+import WebImage
+
+/// What the processing steps of one request pass along (imgproxy's pipeline context): the image
+/// so far, the request's options and limits, how the decoded source relates to the full size,
+/// and the geometry plan once the ``ProcessingStep/plan`` step has made it.
+struct ProcessingContext {
+    /// The image so far.
+    var image: Image
+    /// The request's options.
+    let options: ProcessingOptions
+    /// How the decoded source relates to its full size; `nil` for a full-size decode.
+    let reduction: ReducedSource?
+    /// The limits the plan is checked against.
+    let limits: ProcessingLimits
+    /// The geometry, planned on the full size (set by ``ProcessingStep/plan``).
+    var plan: GeometryPlan?
+    /// The one resampler the request's frames share.
+    let resampler = Resampler()
+
+    init(source: DecodedSource, options: ProcessingOptions, limits: ProcessingLimits) {
+        image = source.image
+        reduction = source.reduction
+        self.options = options
+        self.limits = limits
+    }
+}

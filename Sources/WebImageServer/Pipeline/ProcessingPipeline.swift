@@ -1,0 +1,22 @@
+import WebImage
+
+/// The service's processing, decoded source to result, as a list of named steps run in order
+/// (imgproxy's `Pipeline`): the deadline (``WorkCancellation``) is checked before every step,
+/// and a cancelled request stops there with ``ImageServiceError/timedOut``; the steps' own
+/// loops stop within a row.
+struct ProcessingPipeline: Sendable {
+    /// The steps, first to last.
+    let steps: [ProcessingStep]
+
+    /// The service's steps: rotate, trim, plan (geometry and result limits), then the frame
+    /// steps on every frame (``ProcessingStep/frames``).
+    static let service = ProcessingPipeline(steps: [.rotate, .trim, .plan, .frames])
+
+    /// Runs every step on `context`.
+    func run(_ context: inout ProcessingContext) throws(ImageServiceError) {
+        for step in steps {
+            if WorkCancellation.isCurrentCancelled { throw .timedOut }
+            try step.run(&context)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import WebImage
+
+extension ImageProcessor {
+    /// Decodes `data` with the limits applied again by the decoder. A JPEG, still WebP or PNG the
+    /// request scales down by 2 or more is decoded reduced (see ``ShrinkOnLoad``) unless
+    /// ``shrinkOnLoad`` is off.
+    func decode(_ data: Data, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
+        try decode(data, format: ImageFormat.detect(data), options: options, keepAnimation: keepAnimation)
+    }
+
+    /// Decodes `data`, already detected as `format`, as ``decode(_:options:keepAnimation:)`` does.
+    func decode(_ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
+        var decodeOptions = DecodeOptions()
+        decodeOptions.applyOrientation = options.autoRotate ?? true
+        decodeOptions.colorManagement = (options.stripColorProfile ?? stripColorProfile) ? .convertToSRGB : .preserve
+        decodeOptions.firstFrameOnly = !keepAnimation
+        limits.applied(to: &decodeOptions)
+        do {
+            if shrinkOnLoad, let reduced = try decodeReduced(data, format: format, options: options, decodeOptions: decodeOptions) {
+                return reduced
+            }
+            return DecodedSource(image: try coders.decode(data, options: decodeOptions), reduction: nil)
+        } catch let error as WebImageError {
+            if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
+            if case .unsupportedFormat = error { throw .notAnImage }
+            throw .unprocessable(error.description)
+        } catch {
+            throw .unprocessable("\(error)")
+        }
+    }
+
+    /// `data` decoded reduced when it is a JPEG, a still WebP or a still non-interlaced PNG that
+    /// `options` scale down by 2 or more (``ShrinkOnLoad``); `nil` for a full-size decode. The
+    /// header is read as the decoder itself reads it, so its orientation is the one applied;
+    /// unreadable, the full decode reports why.
+    private func decodeReduced(_ data: Data, format: ImageFormat, options: ProcessingOptions, decodeOptions: DecodeOptions) throws -> DecodedSource? {
+        let decoder: ReducedDecoder, header: ImageMetadata
+        switch format {
+        case .jpeg:
+            guard let metadata = try? JPEGCoder().readMetadata(data) else { return nil }
+            (decoder, header) = (.jpeg, metadata)
+        case .webp:
+            // Animations are composited frame by frame at canvas size, as before.
+            let webp = WebPCoder()
+            guard webp.isStill(data), let metadata = try? webp.readMetadata(data) else { return nil }
+            (decoder, header) = (.webp, metadata)
+        case .png:
+            // Interlaced files and APNG animations decode at full size, as before.
+            let png = PNGCoder()
+            guard png.canDecodeReduced(data), let metadata = try? png.readMetadata(data) else { return nil }
+            (decoder, header) = (.png, metadata)
+        default:
+            return nil
+        }
+        let geometry = ShrinkOnLoad(
+            storedSize: header.pixelSize, orientation: decodeOptions.applyOrientation ? header.orientation : .up,
+            rotate: options.rotate, decoder: decoder)
+        let denominator = geometry.denominator(for: options)
+        guard denominator > 1 else { return nil }
+        let image = switch decoder {
+        case .jpeg: try JPEGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
+        case .webp: try WebPCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
+        case .png: try PNGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
+        }
+        return DecodedSource(image: image, reduction: geometry.reduction(denominator))
+    }
+}

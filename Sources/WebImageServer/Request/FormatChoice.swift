@@ -1,0 +1,36 @@
+import WebImage
+
+/// Which output format a request gets (SPEC V-6), decided before the source is fetched: fixed by
+/// the URL (`format` option or extension), chosen from `Accept` when negotiation is on, or
+/// the source's own format.
+enum FormatChoice: Hashable, Sendable {
+    /// The URL names the format.
+    case fixed(OutputFormat)
+    /// `Accept` chose AVIF or WebP.
+    case negotiated(OutputFormat)
+    /// The source's format (JPEG when it cannot be encoded).
+    case source
+
+    /// The choice when the URL names no format and `Accept` chose `variant`.
+    init(negotiated variant: FormatVariant) {
+        switch variant {
+        case .avif: self = .negotiated(.avif)
+        case .webp: self = .negotiated(.webp)
+        case .any, .other: self = .source
+        }
+    }
+
+    /// The format to encode a source detected as `sourceFormat` in.
+    func format(for sourceFormat: ImageFormat) -> OutputFormat {
+        switch self {
+        case let .fixed(format), let .negotiated(format): format
+        case .source: OutputFormat(sourceFormat) ?? .jpeg
+        }
+    }
+
+    /// Whether the answer depends on `Accept` (`Vary: Accept`) when the service `negotiates`.
+    func varies(negotiating negotiates: Bool) -> Bool {
+        if case .fixed = self { return false }
+        return negotiates
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Which sources the service may read (SPEC V-4): the allow-list of prefixes, the schemes
+/// (`http`, `https`, and `local://` under the configured root only) and the root itself, which
+/// `..` and symbolic links may not leave. Sources are compared in their normalised form
+/// (``SourceURLNormalizer``), the form the origin is also asked for. The downloader's address
+/// policy (``ImageServiceConfiguration/addressPolicy``) applies below it, on every connection.
+struct SourcePolicy: Sendable {
+    /// The allow-list's prefixes, normalised; empty allows every source.
+    let allowedPrefixes: [String]
+    /// The directory `local://` sources are read from; `nil` refuses them.
+    let localRoot: URL?
+
+    init(configuration: ImageServiceConfiguration) {
+        allowedPrefixes = configuration.allowedSourcePrefixes.map { (try? SourceURLNormalizer.normalize($0)) ?? $0 }
+        localRoot = configuration.localRoot
+    }
+
+    /// Refuses sources outside the allow-list, unknown schemes and `local://` without a root.
+    /// `source` is normalised (``SourceURLNormalizer``).
+    func check(_ source: String) throws(ImageServiceError) {
+        if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { source.hasPrefix($0) }) {
+            throw .sourceNotAllowed("not in the allow-list")
+        }
+        let lower = source.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
+        if lower.hasPrefix("local://") {
+            guard localRoot != nil else { throw .sourceNotAllowed("local sources are off") }
+            return
+        }
+        throw .sourceNotAllowed("unsupported scheme")
+    }
+
+    /// The file path of a `local://` source, resolved under the root: `..` and symbolic links
+    /// may not leave it.
+    func localPath(of source: String) throws(ImageServiceError) -> String {
+        guard let localRoot else { throw .sourceNotAllowed("local sources are off") }
+        let relative = String(source.dropFirst("local://".count))
+        let rootPath = localRoot.standardizedFileURL.resolvingSymlinksInPath().path
+        let candidate = URL(fileURLWithPath: rootPath).appendingPathComponent(relative).standardizedFileURL.resolvingSymlinksInPath().path
+        guard candidate.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/") else {
+            throw .sourceNotAllowed("outside the local root")
+        }
+        return candidate
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+import WebImage
+
+extension ImageService {
+    /// Renders a parsed request under admission and the processing deadline: one place per
+    /// request from fetch to encode (`workers` run, `queue` wait, the rest 429), and the answer
+    /// at the deadline at the latest (SPEC V-5, V-8).
+    func render(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+        guard gate.enter() else {
+            metrics.queueRejected()
+            throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
+        }
+        metrics.setQueue(depth: gate.count)
+        // The answer goes at the deadline; the place is given back only when the work has
+        // stopped (it stops within a row of its current step), so the places bound the work running.
+        return try await withProcessingDeadline(
+            seconds: configuration.processingTimeout,
+            whenStopped: { [gate, metrics] in
+                gate.leave()
+                metrics.setQueue(depth: gate.count)
+            }
+        ) { [self] in
+            try await produce(request, ifNoneMatch: ifNoneMatch)
+        }
+    }
+
+    /// Fetch → headers → 304, or the source as is (`raw`, `skip_processing`), or the rendered
+    /// result (cached, or made once on the pool) → remembered for the hit path.
+    private func produce(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+        // From fetch until the answer is encoded, the request holds its source: a slot.
+        try await slots.acquire()
+        defer { slots.release() }
+        let (source, fallbackStatus) = try await fetchSource(request.source)
+        let options = request.options
+        let format = request.format.format(for: source.format)
+        // skip_processing: same format in and out, listed → the source as is.
+        let passThrough = options.raw || (options.skipProcessing.contains(format) && OutputFormat(source.format) == format)
+        let headers = options.raw
+            ? responseHeaders(source, request, contentType: source.format.mimeType, ext: source.format.fileExtension, tagFormat: "raw",
+                              vary: false, fallback: fallbackStatus != nil)
+            : responseHeaders(source, request, contentType: format.imageFormat.mimeType, ext: format.imageFormat.fileExtension,
+                              tagFormat: format.rawValue, vary: request.format.varies(negotiating: negotiation.negotiates),
+                              fallback: fallbackStatus != nil)
+        if fallbackStatus == nil,
+           let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: headers.etag, fields: headers.notModifiedFields) {
+            return notModified
+        }
+        if passThrough { return answer(passThroughBody(source), headers: headers, status: fallbackStatus) }
+        let result = try await rendered(source, options: options, format: format, key: headers.etag)
+        let reply = answer(result.body, headers: headers, status: fallbackStatus)
+        if fallbackStatus == nil, source.freshFor > 0 {
+            // The next identical request takes the hit path (``knownReply``).
+            let known = KnownAnswer(
+                etag: headers.etag, fields: reply.fields, notModifiedFields: headers.notModifiedFields,
+                freshUntil: ContinuousClock.now + .milliseconds(Int64(source.freshFor * 1000)), expires: options.expires)
+            results.remember(known, for: request.path, variant: request.variant)
+        }
+        return reply
+    }
+
+    /// The source, or the fallback image when the source cannot be fetched and one is
+    /// configured (then also the status to answer with).
+    private func fetchSource(_ url: String) async throws -> (SourceImage, fallbackStatus: Int?) {
+        let downloadStart = ContinuousClock.now
+        do {
+            let source = try await sources.fetch(url)
+            metrics.recordSource(layer: source.layer, bytes: source.data.count, duration: ContinuousClock.now - downloadStart)
+            guard source.format != .unknown else { throw ImageServiceError.notAnImage }
+            return (source, nil)
+        } catch let error as ImageServiceError {
+            guard let fallback, error.isSourceFailure else { throw error }
+            let status = configuration.fallbackImageStatus == 0 ? error.status : configuration.fallbackImageStatus
+            return (fallback, status)
+        }
+    }
+
+    /// The headers of an answer made from `source`; a fallback answer has its own lifetime.
+    private func responseHeaders(
+        _ source: SourceImage, _ request: ParsedImageRequest, contentType: String, ext: String, tagFormat: String, vary: Bool, fallback: Bool
+    ) -> ResponseHeaders {
+        ResponseHeaders(
+            contentType: contentType, etag: ResponseHeaders.etag(identity: source.identity, options: request.options, format: tagFormat),
+            maxAge: fallback ? configuration.fallbackImageTTL ?? configuration.ttl : configuration.ttl,
+            disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: ext),
+            varyAccept: vary, lastModified: source.lastModified, isFallback: fallback)
+    }
+
+    /// The result for `key`: from the result cache, or rendered once on the pool for every
+    /// request that asks for it meanwhile, then cached.
+    private func rendered(_ source: SourceImage, options: ProcessingOptions, format: OutputFormat, key: String) async throws -> RenderedResult {
+        if let cached = results.value(for: key) {
+            metrics.recordResultCache(hit: true, layer: "memory")
+            return cached
+        }
+        metrics.recordResultCache(hit: false, layer: "memory")
+        return try await renders.run(key) { [processor, pool, results, metrics, decodes] in
+            let rendered = try await pool.run { () throws -> RenderedResult in
+                try processor.render(source, options: options, as: format, metrics: metrics, decodes: decodes)
+            }
+            results.insert(rendered, for: key)
+            return rendered
+        }
+    }
+
+    /// A 200 (or the fallback's status) with `headers`.
+    private func answer(_ body: ByteBuffer, headers: ResponseHeaders, status: Int?) -> ServiceReply {
+        metrics.recordBytesOut(body.readableBytes)
+        return ServiceReply(status: status ?? 200, fields: headers.fields, body: body)
+    }
+
+    /// The source's bytes as answered unprocessed: an SVG sanitised (``SVGSanitizer``) unless
+    /// ``ImageServiceConfiguration/sanitizeSVG`` is off.
+    private func passThroughBody(_ source: SourceImage) -> ByteBuffer {
+        guard source.format == .svg, configuration.sanitizeSVG else { return ByteBuffer(bytes: source.data) }
+        return ByteBuffer(bytes: SVGSanitizer.sanitize(Array(source.data)))
+    }
+}
