@@ -15,7 +15,7 @@ extension ImageManager {
             if !operation.isCancelled { storeInMemory(plan) }
             Task {
                 await closePreviews(request, operation)
-                await storeAndDeliver(plan, memoryStored: true, image: value.image, data: value.data, request, operation)
+                await storeOnDiskAndDeliver(plan, image: value.image, data: value.data, request, operation)
             }
             return
         }
@@ -33,18 +33,18 @@ extension ImageManager {
             // The downloaded bytes describe the original, not a transformed image: a
             // transformed result carries no data (as SDWebImage's).
             let data = transformed == nil ? value.data : nil
-            await storeAndDeliver(plan, memoryStored: false, image: final, data: data, request, operation)
+            guard !operation.isCancelled else { return }
+            storeInMemory(plan)
+            await storeOnDiskAndDeliver(plan, image: final, data: data, request, operation)
         }
     }
 
-    /// Applies `plan` (its memory part unless `memoryStored`), forgets the memory preview and
-    /// ends the load with `image` and `data`.
-    private func storeAndDeliver(
-        _ plan: StorePlan, memoryStored: Bool, image: Image?, data: Data?, _ request: ImageLoadRequest,
-        _ operation: ImageCombinedOperation
+    /// Applies the disk part of `plan` (its memory part is applied by the caller), forgets the
+    /// memory preview and ends the load with `image` and `data`.
+    private func storeOnDiskAndDeliver(
+        _ plan: StorePlan, image: Image?, data: Data?, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
     ) async {
         guard !operation.isCancelled else { return }
-        if !memoryStored { storeInMemory(plan) }
         await storeOnDisk(plan, request, operation)
         removePreview(request)
         guard !operation.isCancelled else { return }
