@@ -31,8 +31,9 @@ final class ImageCombinedOperation: ImageOperation {
     /// before `machine`, never after it.
     private let deliveryLock = NSRecursiveLock()
     /// Held while a priority is forwarded to the loader's token, so concurrent calls reach the
-    /// token in the order they were made (lock order: this, then `machine` briefly, released
-    /// before the token's and the downloader's locks are taken).
+    /// token in the order they were made (lock order: this, then the token's and the
+    /// downloader's locks; `machine` is taken briefly inside it and never held while the token
+    /// is called).
     private let priorityForwarding = Mutex(())
     let url: URL?
     private let queue: CallbackQueue
