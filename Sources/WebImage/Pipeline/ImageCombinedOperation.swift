@@ -13,31 +13,28 @@ import Synchronization
 /// - nothing is delivered after ``cancel()`` returns: no progress and no partial image, not even
 ///   one that was already on its way to the callback queue.
 ///
-/// How: whether a progress or partial delivery may go out is decided under ``deliveryLock``,
-/// the lock that ending and cancelling take to mark the end, and the delivery checks again,
-/// under the same lock, when it runs on the callback queue. With ``CallbackQueue/current`` the
-/// callback runs inside the lock, so a `cancel()` from another thread waits for a callback that
-/// is already running; the lock is recursive, so a callback may cancel its own load.
+/// How: the coordination (cancelled, ended, tokens, priority, preview slot) is a
+/// ``CombinedOperationStateMachine`` in one `Mutex`; this class performs its actions. Whether a
+/// progress or partial delivery may go out is decided under ``deliveryLock``, the lock that
+/// ending and cancelling take to mark the end, and the delivery checks again, under the same
+/// lock, when it runs on the callback queue. With ``CallbackQueue/current`` the callback runs
+/// inside the lock, so a `cancel()` from another thread waits for a callback that is already
+/// running; the lock is recursive, so a callback may cancel its own load.
 final class ImageCombinedOperation: ImageOperation {
-    private struct State {
-        var cancelled = false
-        var ended = false
-        var cacheToken: ImageCacheToken?
-        var loaderToken: (any ImageLoaderToken)?
-    }
+    private typealias Machine = CombinedOperationStateMachine<
+        ImageCacheToken, any ImageLoaderToken, CheckedContinuation<Void, Never>
+    >
 
-    private let state = Mutex(State())
+    private let machine = Mutex(Machine())
     /// Serialises the decision "is this load still running?" with the start of a progress or
     /// partial-image callback, and with the end of the load (see the type's notes). Taken
-    /// before `state`, never after it.
+    /// before `machine`, never after it.
     private let deliveryLock = NSRecursiveLock()
-    /// Transformed previews (SPEC D-8, M-9): whether one is being transformed, whether the
-    /// final result has closed previews, and the final path waiting for the running one.
-    private let previews = Mutex<(busy: Bool, closed: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, false, nil))
-    /// The priority set through ``setPriority(_:)``, if any. Held while it is forwarded to the
-    /// loader's token, so concurrent calls reach the token in the order they were made
-    /// (lock order: this, then the token's and the downloader's locks; never the reverse).
-    private let requestedPriority = Mutex<DownloadPriority?>(nil)
+    /// Held while a priority is forwarded to the loader's token, so concurrent calls reach the
+    /// token in the order they were made (lock order: this, then the token's and the
+    /// downloader's locks; `machine` is taken briefly inside it and never held while the token
+    /// is called).
+    private let priorityForwarding = Mutex(())
     let url: URL?
     private let queue: CallbackQueue
     private let completion: ImageCompletionHandler
@@ -53,10 +50,10 @@ final class ImageCombinedOperation: ImageOperation {
         self.onEnd = onEnd
     }
 
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    var isCancelled: Bool { machine.withLock { $0.isCancelled } }
 
     /// Whether the load ended (delivered its outcome or was cancelled).
-    var hasEnded: Bool { state.withLock { $0.ended } }
+    var hasEnded: Bool { machine.withLock { $0.hasEnded } }
 
     func cancel() {
         stop(with: .cancelled)
@@ -67,20 +64,12 @@ final class ImageCombinedOperation: ImageOperation {
     /// decode, a transform) is abandoned and its result ignored.
     func stop(with error: WebImageError) {
         deliveryLock.lock()
-        let (tokens, deliver) = state.withLock { state -> ((ImageCacheToken?, (any ImageLoaderToken)?), Bool) in
-            guard !state.cancelled else { return ((nil, nil), false) }
-            state.cancelled = true
-            let tokens = (state.cacheToken, state.loaderToken)
-            state.cacheToken = nil
-            state.loaderToken = nil
-            let deliver = !state.ended
-            state.ended = true
-            return (tokens, deliver)
-        }
+        let action = machine.withLock { $0.stop() }
         deliveryLock.unlock()
-        tokens.0?.cancel()
-        tokens.1?.cancel()
-        if deliver {
+        guard case .stop(let cacheToken, let loaderToken, let end) = action else { return }
+        cacheToken?.cancel()
+        loaderToken?.cancel()
+        if end {
             let completion = self.completion
             queue.execute { completion(.failure(error)) }
             onEnd(self)
@@ -90,36 +79,29 @@ final class ImageCombinedOperation: ImageOperation {
     /// Records the cache query's token; `false` when the load was cancelled meanwhile (the
     /// caller then cancels the token itself).
     func attach(_ token: ImageCacheToken) -> Bool {
-        state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.cacheToken = token
-            return true
-        }
+        machine.withLock { $0.attachCacheToken(token) }
     }
 
     /// Records the loader's token; `false` when the load was cancelled meanwhile. A priority
     /// set before the token existed is applied to it now.
     func attach(_ token: any ImageLoaderToken) -> Bool {
-        let attached = state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.loaderToken = token
-            return true
-        }
-        if attached {
-            requestedPriority.withLock { requested in
-                if let requested { token.setPriority(requested) }
+        priorityForwarding.withLock { _ in
+            switch machine.withLock({ $0.attachLoaderToken(token) }) {
+            case .rejected:
+                return false
+            case .attached(let priority):
+                if let priority { token.setPriority(priority) }
+                return true
             }
         }
-        return attached
     }
 
     /// The priority set through ``setPriority(_:)``, or `nil` (the options' and context's).
-    var priorityOverride: DownloadPriority? { requestedPriority.withLock { $0 } }
+    var priorityOverride: DownloadPriority? { machine.withLock { $0.priority } }
 
     func setPriority(_ priority: DownloadPriority) {
-        requestedPriority.withLock { requested in
-            requested = priority
-            let token = state.withLock { $0.loaderToken }
+        priorityForwarding.withLock { _ in
+            let token = machine.withLock { $0.setPriority(priority) }
             token?.setPriority(priority)
         }
     }
@@ -136,34 +118,19 @@ final class ImageCombinedOperation: ImageOperation {
     /// transformed (this one is dropped rather than queued behind it, as Nuke does) or the
     /// final result has closed previews.
     func beginPreview() -> Bool {
-        previews.withLock { state in
-            guard !state.busy, !state.closed else { return false }
-            state.busy = true
-            return true
-        }
+        machine.withLock { $0.beginPreview() }
     }
 
     /// Releases the slot taken by ``beginPreview()``; wakes the final path waiting for it.
     func endPreview() {
-        let waiter = previews.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.busy = false
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        machine.withLock { $0.endPreview() }?.resume()
     }
 
     /// Closes previews and waits until a preview being transformed has been delivered or
     /// dropped, so no preview follows the final result.
     func closePreviews() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waitForPreview = previews.withLock { state -> Bool in
-                state.closed = true
-                guard state.busy else { return false }
-                state.waiter = continuation
-                return true
-            }
-            if !waitForPreview { continuation.resume() }
+            if !machine.withLock({ $0.closePreviews(continuation) }) { continuation.resume() }
         }
     }
 
@@ -207,12 +174,6 @@ final class ImageCombinedOperation: ImageOperation {
     private func claimEnd() -> Bool {
         deliveryLock.lock()
         defer { deliveryLock.unlock() }
-        return state.withLock { state in
-            guard !state.ended else { return false }
-            state.ended = true
-            state.cacheToken = nil
-            state.loaderToken = nil
-            return true
-        }
+        return machine.withLock { $0.end() }
     }
 }

@@ -18,9 +18,11 @@ struct ImageLoadRequest: Sendable {
     /// When the request started (for the load-duration metric).
     let startTime: UInt64
 
+    /// A request for `url` whose `keys` were computed from `context` by
+    /// ``keys(for:context:)`` (once per load, by the start stage).
     init(
-        url: URL, options: WebImageOptions, context: WebImageContext, cache: ImageCache, loader: any ImageLoader,
-        progress: ImageProgressHandler?, startTime: UInt64
+        url: URL, keys: (original: String?, final: String?), options: WebImageOptions, context: WebImageContext,
+        cache: ImageCache, loader: any ImageLoader, progress: ImageProgressHandler?, startTime: UInt64
     ) {
         self.url = url
         self.options = options
@@ -30,7 +32,6 @@ struct ImageLoadRequest: Sendable {
         self.progress = progress
         self.startTime = startTime
         transformer = context.imageTransformer
-        let keys = Self.keys(for: url, context: context)
         originalKey = keys.original
         finalKey = keys.final
     }

@@ -11,9 +11,13 @@ import WebImageCore
 ///
 /// An entry is identified by the source image (the very instance: only loads that got the same
 /// decoded image share), the cache key passed to the transformer, and the transformer key of
-/// the prefix. It lives while its transform is queued or running; a later load transforms
-/// again (or finds the result in the memory cache). The transform does not start when every
-/// load waiting for it was cancelled by the time it gets a pool thread (SPEC M-10).
+/// the prefix. It lives while its transform is queued or running and, once it finished, until
+/// every load that asked for it has ended (``release(_:)``, after the load stored its result):
+/// a load that gets the same decoded image meanwhile — a caller that joined the download while
+/// its body was being delivered — takes the result instead of transforming again. A load
+/// arriving after that transforms again (or finds the result in the memory cache). The
+/// transform does not start when every load waiting for it was cancelled by the time it gets a
+/// pool thread (SPEC M-10).
 final class SharedTransforms: Sendable {
     struct Key: Hashable, Sendable {
         let source: ObjectIdentifier
@@ -26,11 +30,16 @@ final class SharedTransforms: Sendable {
         /// Kept so that the source's identity (part of the key) cannot be reused meanwhile.
         let source: Image
         let task: Task<Image?, Never>
+        /// The loads that asked for this transform and have not ended yet.
         var operations: [ImageCombinedOperation]
+        /// Whether the transform has finished (its result is in `task`).
+        var finished = false
     }
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        /// The entries each load holds, by the load's identity (for ``release(_:)``).
+        var held: [ObjectIdentifier: [Key]] = [:]
         var nextID: UInt64 = 0
         /// Every ``run(_:source:cacheKey:operation:pool:)`` step asked for (tests).
         var requested = 0
@@ -42,6 +51,9 @@ final class SharedTransforms: Sendable {
 
     /// Transform steps asked for so far, and how many of them joined one in flight.
     var counts: (requested: Int, joined: Int) { state.withLock { ($0.requested, $0.joined) } }
+
+    /// Entries kept (running, or finished and held by a load that has not ended).
+    var entryCount: Int { state.withLock { $0.entries.count } }
 
     /// `transformer` applied to `source` for `operation`, shared with every other load asking
     /// for the same (source, cache key, transformer prefix) meanwhile; `nil` when a step fails
@@ -71,9 +83,13 @@ final class SharedTransforms: Sendable {
     ) -> Task<Image?, Never> {
         state.withLock { state in
             state.requested += 1
+            // A load that already ended (cancelled meanwhile) holds nothing: its release has
+            // run or is about to, and must not leave it behind.
+            let holds = !operation.hasEnded
+            if holds { state.held[ObjectIdentifier(operation), default: []].append(key) }
             if var entry = state.entries[key] {
                 state.joined += 1
-                entry.operations.append(operation)
+                if holds { entry.operations.append(operation) }
                 state.entries[key] = entry
                 return entry.task
             }
@@ -84,10 +100,10 @@ final class SharedTransforms: Sendable {
                     guard self.shouldStart(key, id: id) else { return nil }
                     return work()
                 }
-                self.remove(key, id: id)
+                self.finish(key, id: id)
                 return result ?? nil
             }
-            state.entries[key] = Entry(id: id, source: source, task: task, operations: [operation])
+            state.entries[key] = Entry(id: id, source: source, task: task, operations: holds ? [operation] : [])
             return task
         }
     }
@@ -106,9 +122,34 @@ final class SharedTransforms: Sendable {
         }
     }
 
-    private func remove(_ key: Key, id: UInt64) {
+    /// The transform of `key`'s entry finished: the entry stays while a load that asked for it
+    /// has not ended, so loads getting the same image meanwhile reuse the result.
+    private func finish(_ key: Key, id: UInt64) {
         state.withLock { state in
-            if state.entries[key]?.id == id { state.entries[key] = nil }
+            guard var entry = state.entries[key], entry.id == id else { return }
+            if entry.operations.isEmpty {
+                state.entries[key] = nil
+            } else {
+                entry.finished = true
+                state.entries[key] = entry
+            }
+        }
+    }
+
+    /// `operation` ended (its result stored, or it failed or was cancelled): it no longer holds
+    /// the entries it asked for; a finished entry no load holds goes.
+    func release(_ operation: ImageCombinedOperation) {
+        state.withLock { state in
+            guard let keys = state.held.removeValue(forKey: ObjectIdentifier(operation)) else { return }
+            for key in keys {
+                guard var entry = state.entries[key] else { continue }
+                entry.operations.removeAll { $0 === operation }
+                if entry.finished && entry.operations.isEmpty {
+                    state.entries[key] = nil
+                } else {
+                    state.entries[key] = entry
+                }
+            }
         }
     }
 }
