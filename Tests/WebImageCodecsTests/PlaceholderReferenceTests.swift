@@ -55,7 +55,7 @@ struct PlaceholderReferenceTests {
         #expect(Self.entries.count >= 10)
     }
 
-    @Test(arguments: entries)
+    @Test(arguments: PlaceholderReferenceTests.entries)
     func hashesEqualTheReferences(_ entry: Entry) throws {
         let image = try Self.decode(entry.file)
         let pixels = ImagePlaceholder.encoderInput(of: image)
@@ -68,7 +68,7 @@ struct PlaceholderReferenceTests {
         #expect(summary.blurHash == entry.blurHash && summary.thumbHash == entry.thumbHash)
     }
 
-    @Test(arguments: entries)
+    @Test(arguments: PlaceholderReferenceTests.entries)
     func blurHashDecodesToTheReferencePixels(_ entry: Entry) throws {
         let decoded = try ImagePlaceholder.image(fromBlurHash: entry.blurHash, width: 32, height: 32)
         let rgb = try #require(Data(base64Encoded: entry.blurHashDecoded32x32RGB))
@@ -85,7 +85,7 @@ struct PlaceholderReferenceTests {
     /// thumbhash-python sizes its output from the luminance counts after raising them to 3,
     /// Evan Wallace's decoder (and this one) from the counts as stored; they agree when both
     /// counts are at least 3, which holds for every table image but the 1000 × 307 one.
-    @Test(arguments: entries)
+    @Test(arguments: PlaceholderReferenceTests.entries)
     func thumbHashDecodesToTheReferencePixels(_ entry: Entry) throws {
         let decoded = try ImagePlaceholder.image(fromThumbHash: entry.thumbHash)
         guard decoded.width == entry.thumbHashDecodedSize[0], decoded.height == entry.thumbHashDecodedSize[1] else {

@@ -34,7 +34,10 @@ struct PlaceholderTests {
         #expect(ImagePlaceholder.blurHashComponents(hash) == BlurHashComponents(x: 4, y: 3))
         let decoded = try ImagePlaceholder.image(fromBlurHash: hash, width: 8, height: 6)
         #expect(decoded.width == 8 && decoded.height == 6 && !decoded.hasAlpha)
-        #expect(decoded.pixels.pixel(x: 3, y: 3) == RGBA(r: 200, g: 40, b: 90))
+        // BlurHash's cosines are not pixel-centred, so even a solid colour has small AC terms:
+        // the reference decoder also gives (198, 39, 89) here.
+        #expect(decoded.pixels.pixel(x: 3, y: 3) == RGBA(r: 198, g: 39, b: 89))
+        #expect(hash == "L5M_Ai]ofQ]o||jufQjufQfQfQfQ")
 
         let thumb = ImagePlaceholder.thumbHash(of: image)
         let small = try ImagePlaceholder.image(fromThumbHash: thumb)

@@ -1,3 +1,5 @@
+import WebImageCore
+
 /// What a display target shows while its image loads: an image, or a BlurHash or ThumbHash
 /// string decoded into a small image (SPEC V-14), for
 /// ``ImageDisplayTarget/setImage(with:placeholder:options:context:manager:progress:completed:)-(_,DisplayPlaceholder,_,_,_,_,_)``.

@@ -133,7 +133,9 @@ extension ImagePlaceholder {
                     var sum = SIMD3<Double>(repeating: 0)
                     for j in 0..<ny {
                         for i in 0..<nx {
-                            sum += colors[i + j * nx] * (cosX[i * width + x] * cosY[j * height + y])
+                            let basis: Double = cosX[i * width + x] * cosY[j * height + y]
+                            let color: SIMD3<Double> = colors[i + j * nx]
+                            sum += color * basis
                         }
                     }
                     let o = (y * width + x) * 4

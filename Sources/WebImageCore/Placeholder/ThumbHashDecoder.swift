@@ -47,7 +47,11 @@ struct ThumbHashDecoder {
         lAC = try reader.channel(nx: lx, ny: ly, scale: lScale)
         pAC = try reader.channel(nx: 3, ny: 3, scale: pScale * saturationBoost)
         qAC = try reader.channel(nx: 3, ny: 3, scale: qScale * saturationBoost)
-        aAC = hasAlpha ? try reader.channel(nx: 5, ny: 5, scale: aScale) : []
+        if hasAlpha {
+            aAC = try reader.channel(nx: 5, ny: 5, scale: aScale)
+        } else {
+            aAC = []
+        }
     }
 
     /// Reads the 4-bit AC terms in order.
