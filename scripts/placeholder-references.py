@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Generates the BlurHash/ThumbHash reference table the placeholder tests compare against.
 
-Regenerate (from the project root, after `swift build --product webimage`):
+Regenerate (from the project root):
 
-    python3 scripts/placeholder-references.py
+    make placeholder-references
+
+which builds the tool and runs `python3 scripts/placeholder-references.py`.
 
 It creates (once) a venv under .build-placeholder-venv with the PyPI reference packages
 `blurhash` (Wolt's algorithm, pure Python port) and `thumbhash-python` (Evan Wallace's

@@ -9,7 +9,7 @@ import WebImageTesting
 ///
 /// The references are a committed table,
 /// `Tests/Fixtures/placeholder-references/placeholder-references.json`, regenerated with
-/// `python3 scripts/placeholder-references.py` (a venv under `.build-placeholder-venv` with the
+/// `make placeholder-references` (`scripts/placeholder-references.py`; a venv under `.build-placeholder-venv` with the
 /// PyPI packages `blurhash` 1.1.5 and `thumbhash-python` 1.0.1). The script computes each
 /// reference from the PNG that `webimage convert FILE small.png --first-frame --resize 100x100
 /// --fit fit --filter box` writes (no resize for images within 100 × 100) — the same decode and
