@@ -61,6 +61,10 @@ struct PlaceholderTests {
         #expect(input.width == 100 && input.height == 25)
         #expect(ImagePlaceholder.blurHash(of: big) == ImagePlaceholder.blurHash(ofPixels: input, components: .forAspectRatio(width: 100, height: 25)))
         #expect(ImagePlaceholder.thumbHash(of: big) == ImagePlaceholder.thumbHash(ofPixels: input))
+        // The pixel entry points reduce large inputs the same way.
+        #expect(ImagePlaceholder.blurHash(ofPixels: big.pixels, components: .forAspectRatio(width: 100, height: 25)) == ImagePlaceholder.blurHash(of: big))
+        #expect(ImagePlaceholder.thumbHash(ofPixels: big.pixels) == ImagePlaceholder.thumbHash(of: big))
+        #expect(ImagePlaceholder.dominantColors(ofPixels: big.pixels) == ImagePlaceholder.dominantColors(of: big))
         let small = Image(pixels: TransformFixtures.pattern(width: 60, height: 80))
         #expect(ImagePlaceholder.encoderInput(of: small) === small.pixels)
     }

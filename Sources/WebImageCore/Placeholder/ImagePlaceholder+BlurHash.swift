@@ -13,14 +13,15 @@ extension ImagePlaceholder {
             ofPixels: pixels, components: components ?? .forAspectRatio(width: pixels.width, height: pixels.height))
     }
 
-    /// The BlurHash of exactly these pixels (no reduction; cost grows with the pixel count
-    /// times the component count, so pass small pixels, as ``encoderInput(of:)`` makes).
+    /// The BlurHash of these pixels; larger than 100 × 100 pixels they are first reduced with
+    /// ``encoderInput(of:)``, so the cost stays bounded whatever the input.
     ///
     /// Each component is `norm · Σ cos(π·i·x/w)·cos(π·j·y/h)·linear(pixel) / (w·h)` (norm 1
     /// for the DC term, 2 for the others) over linear-light RGB; the DC term is stored as sRGB
     /// in 4 base-83 digits, the others quantised to 19 levels per channel after a square root,
     /// relative to the largest one.
-    public static func blurHash(ofPixels pixels: PixelBuffer, components: BlurHashComponents) -> String {
+    public static func blurHash(ofPixels input: PixelBuffer, components: BlurHashComponents) -> String {
+        let pixels = reduced(input)
         let w = pixels.width
         let h = pixels.height
         let width = Double(w)

@@ -9,8 +9,8 @@ extension ImagePlaceholder {
         dominantColors(ofPixels: encoderInput(of: image), count: count)
     }
 
-    /// The most common colours of exactly these pixels, largest share first (ties: lower hex
-    /// first). Deterministic.
+    /// The most common colours of these pixels (reduced with ``encoderInput(of:)`` when larger
+    /// than 100 × 100), largest share first (ties: lower hex first). Deterministic.
     ///
     /// Pixels with alpha below 128 are left out. Median cut: starting from one box around
     /// all pixels, the box with the largest `population × range` is split at the median of
@@ -18,7 +18,8 @@ extension ImagePlaceholder {
     /// rounds of k-means (each pixel to the nearest centre by squared RGB distance, ties to
     /// the earlier centre). Each share is the fraction of counted pixels nearest that colour.
     /// An image with no visible pixel has no dominant colours.
-    public static func dominantColors(ofPixels pixels: PixelBuffer, count: Int = 5) -> [DominantColor] {
+    public static func dominantColors(ofPixels input: PixelBuffer, count: Int = 5) -> [DominantColor] {
+        let pixels = reduced(input)
         let wanted = min(16, max(1, count))
         var points: [SIMD3<Int32>] = []
         points.reserveCapacity(pixels.width * pixels.height)

@@ -24,10 +24,7 @@ extension ImagePlaceholder {
     /// 3; alpha: 5), quantised to 4 bits around its largest coefficient. Rounding is half up
     /// (JavaScript's `Math.round`), as in the reference encoder.
     public static func thumbHashBytes(ofPixels pixels: PixelBuffer) -> Data {
-        let input =
-            pixels.width > encoderMaxSide || pixels.height > encoderMaxSide
-            ? encoderInput(of: Image(pixels: pixels)) : pixels
-        return Data(ThumbHashEncoder(input).encode())
+        Data(ThumbHashEncoder(reduced(pixels)).encode())
     }
 
     /// Decodes a ThumbHash (base64, with or without padding) into a small image: 32 pixels

@@ -59,6 +59,11 @@ public enum ImagePlaceholder {
         return pixels
     }
 
+    /// `pixels`, or ``encoderInput(of:)`` of them when a side exceeds ``encoderMaxSide``.
+    static func reduced(_ pixels: PixelBuffer) -> PixelBuffer {
+        pixels.width > encoderMaxSide || pixels.height > encoderMaxSide ? encoderInput(of: Image(pixels: pixels)) : pixels
+    }
+
     /// BlurHash, ThumbHash and dominant colours of `image`, from one reduction of its first
     /// frame (``encoderInput(of:)``).
     /// - Parameters:
