@@ -9,12 +9,15 @@ struct PixelatePaddingTests {
     /// 320 × 480, partly transparent.
     static let photoPath = "png-regressions/bugfixes/gama-srgb-order-issue#304.png"
 
-    /// The premultiplied mean of the block at (`bx`, `by`), edges extended by copying.
+    /// The premultiplied mean of the block at (`bx`, `by`), edges extended by mirroring (the
+    /// edge pixel repeated, then the ones before it).
     static func blockMean(_ p: PixelBuffer, bx: Int, by: Int, n: Int) -> RGBA {
         var sum = [Double](repeating: 0, count: 4)
         for y in by..<(by + n) {
             for x in bx..<(bx + n) {
-                let c = p.pixel(x: min(x, p.width - 1), y: min(y, p.height - 1))
+                let mx = x < p.width ? x : 2 * p.width - 1 - x
+                let my = y < p.height ? y : 2 * p.height - 1 - y
+                let c = p.pixel(x: mx, y: my)
                 let a = Double(c.a)
                 sum[0] += Double(c.r) * a / 255
                 sum[1] += Double(c.g) * a / 255
@@ -50,6 +53,10 @@ struct PixelatePaddingTests {
         #expect((0..<480).contains { out.pixels.pixel(x: 6, y: $0) != out.pixels.pixel(x: 7, y: $0) })
         #expect(PixelateTransformer(blockSize: 1).transform(Image(pixels: photo), key: "k")?.pixels === photo)
         #expect(PixelateTransformer(blockSize: 8).transformerKey == "PixelateTransformer(size=8)")
+        // A block larger than the image is the whole image: one colour everywhere.
+        let small = Image(pixels: TransformFixtures.pattern(width: 6, height: 4))
+        let whole = try #require(PixelateTransformer(blockSize: 1000).transform(small, key: "k"))
+        #expect(Set(whole.pixels.bytes.chunks4).count == 1)
     }
 
     @Test func pixelateAppliesToEveryFrame() throws {
@@ -101,4 +108,9 @@ struct PixelatePaddingTests {
         #expect(PaddingTransformer(top: 100_000, right: 100_000, bottom: 100_000, left: 100_000).transform(image, key: "k") == nil)
         #expect(PaddingTransformer(top: -5, right: 0, bottom: 0, left: 0).transform(image, key: "k") === image)
     }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes in groups of four (one pixel each).
+    fileprivate var chunks4: [[UInt8]] { stride(from: 0, to: count, by: 4).map { Array(self[$0..<$0 + 4]) } }
 }

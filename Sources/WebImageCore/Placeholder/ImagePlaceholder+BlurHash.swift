@@ -5,8 +5,10 @@ extension ImagePlaceholder {
     ///
     /// Computed from ``encoderInput(of:)`` (the first frame within 100 × 100 pixels). Colour
     /// channels are read as stored and alpha is ignored, as the reference encoder does.
-    /// - Parameter components: the cosine components; `nil` chooses them from the aspect ratio
-    ///   with ``BlurHashComponents/forAspectRatio(width:height:)``.
+    /// - Parameters:
+    ///   - image: the image; only its first frame is used.
+    ///   - components: the cosine components; `nil` chooses them from the aspect ratio
+    ///     with ``BlurHashComponents/forAspectRatio(width:height:)``.
     public static func blurHash(of image: Image, components: BlurHashComponents? = nil) -> String {
         let pixels = encoderInput(of: image)
         return blurHash(
@@ -102,6 +104,7 @@ extension ImagePlaceholder {
     /// Decodes a BlurHash into a `width` × `height` opaque image.
     ///
     /// - Parameters:
+    ///   - blurHash: the BlurHash string (6 to 166 base-83 characters).
     ///   - width: 1…``maxDecodedSide`` pixels; a BlurHash holds no size, so pass the
     ///     aspect ratio of the image it stands for (small: it is blurred anyway, scale it up to
     ///     show it).

@@ -3,8 +3,10 @@ extension ImagePlaceholder {
     ///
     /// Computed from ``encoderInput(of:)`` (the first frame within 100 × 100 pixels); see
     /// ``dominantColors(ofPixels:count:)`` for the method.
-    /// - Parameter count: how many colours, 1…16 (clamped); fewer come back when the image
-    ///   has fewer distinct colours.
+    /// - Parameters:
+    ///   - image: the image; only its first frame is used.
+    ///   - count: how many colours, 1…16 (clamped); fewer come back when the image has fewer
+    ///     distinct colours.
     public static func dominantColors(of image: Image, count: Int = 5) -> [DominantColor] {
         dominantColors(ofPixels: encoderInput(of: image), count: count)
     }

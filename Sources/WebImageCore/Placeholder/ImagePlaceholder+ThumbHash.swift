@@ -29,8 +29,10 @@ extension ImagePlaceholder {
 
     /// Decodes a ThumbHash (base64, with or without padding) into a small image: 32 pixels
     /// on the longer side, the aspect ratio the hash stores, with alpha when the hash has it.
-    /// - Parameter saturationBoost: multiplies the colour terms (the reference decoder
-    ///   uses 1.25); clamped to 0…4, a value that is not finite counts as 1.25.
+    /// - Parameters:
+    ///   - thumbHash: the ThumbHash, standard or URL-safe base64.
+    ///   - saturationBoost: multiplies the colour terms (the reference decoder uses 1.25);
+    ///     clamped to 0…4, a value that is not finite counts as 1.25.
     /// - Throws: ``WebImageError/badImageData(reason:)`` when the string is not base64 or
     ///   too short for the header it announces.
     public static func image(fromThumbHash thumbHash: String, saturationBoost: Double = 1.25) throws(WebImageError) -> Image {

@@ -67,6 +67,7 @@ public enum ImagePlaceholder {
     /// BlurHash, ThumbHash and dominant colours of `image`, from one reduction of its first
     /// frame (``encoderInput(of:)``).
     /// - Parameters:
+    ///   - image: the image; only its first frame is used.
     ///   - components: the BlurHash components; `nil` chooses them from the aspect ratio
     ///     (``BlurHashComponents/forAspectRatio(width:height:)``).
     ///   - colorCount: how many dominant colours to find (see ``dominantColors(of:count:)``).

@@ -2,9 +2,10 @@
 /// each the average colour of the pixels it covers (SPEC T-2, imgproxy's `pixelate`).
 ///
 /// Blocks start at the top-left corner. A block cut by the right or bottom edge averages as if
-/// the image went on with copies of its last column and row (as libvips' extend-copy does for
-/// imgproxy), so edge blocks weigh the edge pixels more. Averages are premultiplied, so
-/// transparent pixels do not darken a block. The output has the input's size.
+/// the image went on mirrored at that edge (the edge pixel repeated, then the ones before it),
+/// as imgproxy's libvips mirror extension does; a block larger than the image's longer side
+/// counts as that side. Averages are premultiplied, so transparent pixels do not darken a
+/// block. The output has the input's size.
 ///
 /// Key: `PixelateTransformer(size=8)`.
 public struct PixelateTransformer: ImageTransformer {
@@ -20,7 +21,8 @@ public struct PixelateTransformer: ImageTransformer {
 
     public func transform(_ image: Image, key: String) -> Image? {
         if blockSize == 1 { return image }
-        let size = blockSize
+        let size = min(blockSize, max(image.width, image.height))
+        if size <= 1 { return image }
         return image.mappingFrames { $0.pixelated(blockSize: size) }
     }
 }
@@ -40,9 +42,9 @@ extension PixelBuffer {
                     while bx < w {
                         var sum = SIMD4<Float>(repeating: 0)
                         for y in by..<(by + n) {
-                            let row = Swift.min(y, h - 1) * w
+                            let row = PixelBuffer.mirrored(y, h) * w
                             for x in bx..<(bx + n) {
-                                sum += Premultiplied.load(src, row + Swift.min(x, w - 1))
+                                sum += Premultiplied.load(src, row + PixelBuffer.mirrored(x, w))
                             }
                         }
                         let mean = sum / count
@@ -57,5 +59,13 @@ extension PixelBuffer {
                 }
             }
         }
+    }
+
+    /// Coordinate `i` of an axis of `length` pixels extended by mirroring, edge pixel included:
+    /// `…, 1, 0 | 0, 1, …, n−1 | n−1, n−2, …`.
+    @inline(__always)
+    static func mirrored(_ i: Int, _ length: Int) -> Int {
+        let m = i % (2 * length)
+        return m < length ? m : 2 * length - 1 - m
     }
 }
