@@ -120,8 +120,9 @@ struct PlaceholderTests {
 
     @Test func dominantColoursOfFourBlocks() {
         // 50 % blue, 25 % red, 15 % green, 10 % white, and a transparent strip that is ignored.
-        let pixels = TransformFixtures.buffer(width: 100, height: 110) { x, y in
-            if y >= 100 { return RGBA(r: 0, g: 0, b: 0, a: 0) }
+        // 100 × 100, so no reduction mixes the blocks.
+        let pixels = TransformFixtures.buffer(width: 100, height: 100) { x, y in
+            if y >= 90 { return RGBA(r: 0, g: 0, b: 0, a: 0) }
             if x < 50 { return RGBA(r: 0, g: 0, b: 255) }
             if x < 75 { return RGBA(r: 255, g: 0, b: 0) }
             if x < 90 { return RGBA(r: 0, g: 255, b: 0) }
