@@ -4,7 +4,8 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
-  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references \
+  placeholder-references
 
 ## setup: install the missing Debian packages (idempotent; no-op when present)
 setup:
@@ -168,6 +169,13 @@ bench-service-cpu: release
 ## compare against (Tests/Fixtures/transform-references; scripts/make-transform-references.py)
 transform-references: bench-setup
 	python3 scripts/make-transform-references.py
+
+## placeholder-references: regenerate the BlurHash/ThumbHash reference table the placeholder
+## tests compare against (Tests/Fixtures/placeholder-references; scripts/placeholder-references.py,
+## PyPI blurhash and thumbhash-python in a venv under .build-placeholder-venv)
+placeholder-references: setup
+	$(SWIFT) build --product webimage $(SWIFT_BUILD_FLAGS)
+	python3 scripts/placeholder-references.py
 
 ## clean: remove the build folder
 clean:

@@ -11,7 +11,9 @@ struct ConvertCommand: AsyncParsableCommand {
         discussion: """
             The output format is --format, or else the output file's extension. Transforms run \
             after decoding (and after --thumbnail) in a fixed order: crop, resize, rotate, flip, \
-            round corners, blur, grayscale, tint. The input may be a path or an http, https, file \
+            round corners, blur, grayscale, tint, pixelate, padding, watermark (imgproxy's \
+            semantics: --watermark-position ce|no|so|ea|we|noea|nowe|soea|sowe|re, offsets in \
+            pixels or fractions, --watermark-scale relative to the result, 0 = own size). The input may be a path or an http, https, file \
             or data URL (loaded through the library's loaders). The output is written \
             atomically: it appears complete or not at all. An output that is a symbolic link \
             is written through the link. An output that is the input file itself is refused \

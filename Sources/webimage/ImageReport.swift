@@ -28,9 +28,25 @@ struct ImageReport: Encodable {
     var includesDecode = false
     /// The decoded image, kept for the demo's thumbnails (not encoded).
     var decodedImage: Image?
+    /// Whether placeholders were asked for (then the three placeholder keys are written).
+    var includesPlaceholders = false
+    /// The BlurHash (components from the aspect ratio); only with `--placeholders`.
+    var blurHash: String?
+    /// The ThumbHash, base64; only with `--placeholders`.
+    var thumbHash: String?
+    /// The five dominant colours, largest share first; only with `--placeholders`.
+    var dominantColors: [ColorShare]?
+
+    /// One dominant colour in the JSON: `{"hex": "#rrggbb", "share": 0.412}`.
+    struct ColorShare: Encodable {
+        var hex: String
+        /// Fraction of the visible pixels, rounded to 3 decimals.
+        var share: Double
+    }
 
     private enum CodingKeys: String, CodingKey {
         case file, format, width, height, frames, loopCount, orientation, animated, colorProfile, error, decodeMs
+        case blurHash, thumbHash, dominantColors
     }
 
     /// Every key is written, `null` when unknown, so that the JSON shape never changes.
@@ -47,18 +63,25 @@ struct ImageReport: Encodable {
         try container.encode(colorProfile, forKey: .colorProfile)
         try container.encode(error, forKey: .error)
         if includesDecode { try container.encode(decodeMs, forKey: .decodeMs) }
+        if includesPlaceholders {
+            try container.encode(blurHash, forKey: .blurHash)
+            try container.encode(thumbHash, forKey: .thumbHash)
+            try container.encode(dominantColors, forKey: .dominantColors)
+        }
     }
 
     var failed: Bool { error != nil }
 
     /// Inspects `data` (named `file` in the report): header metadata through
-    /// `CodersManager.readMetadata`, then, when `decode` is set, a full timed decode. The decoded
-    /// image is kept in ``decodedImage`` only when `keepImage` is set.
+    /// `CodersManager.readMetadata`, then, when `placeholders` is set, the BlurHash, ThumbHash
+    /// and dominant colours from a shrink-on-load decode of the first frame, then, when
+    /// `decode` is set, a full timed decode. The decoded image is kept in ``decodedImage`` only
+    /// when `keepImage` is set.
     static func inspect(
-        _ data: Data, file: String, decode: Bool, keepImage: Bool = false, options: DecodeOptions = .default,
-        coders: CodersManager = .shared
+        _ data: Data, file: String, decode: Bool, placeholders: Bool = false, keepImage: Bool = false,
+        options: DecodeOptions = .default, coders: CodersManager = .shared
     ) -> ImageReport {
-        var report = ImageReport(file: file, includesDecode: decode)
+        var report = ImageReport(file: file, includesDecode: decode, includesPlaceholders: placeholders)
         let detected = ImageFormat.detect(data)
         report.format = detected.rawValue
         do {
@@ -73,6 +96,9 @@ struct ImageReport: Encodable {
             report.colorProfile = metadata.colorProfile?.name
         } catch {
             report.record(error)
+        }
+        if placeholders, report.error == nil {
+            report.addPlaceholders(data, options: options, coders: coders)
         }
         guard decode, report.error == nil else { return report }
         let start = ContinuousClock.now
@@ -105,13 +131,28 @@ struct ImageReport: Encodable {
         return report
     }
 
+    /// Decodes `data` for placeholders (first frame, shrunk on load,
+    /// ``ImagePlaceholder/decodeOptions(_:)``) and records them, or the decode's error.
+    private mutating func addPlaceholders(_ data: Data, options: DecodeOptions, coders: CodersManager) {
+        do {
+            let image = try coders.decode(data, options: ImagePlaceholder.decodeOptions(options))
+            let summary = ImagePlaceholder.summary(of: image)
+            blurHash = summary.blurHash
+            thumbHash = summary.thumbHash
+            dominantColors = summary.dominantColors.map { ColorShare(hex: $0.hex, share: ($0.share * 1000).rounded() / 1000) }
+        } catch {
+            record(error)
+            failedInDecode = true
+        }
+    }
+
     /// Reads `path` and inspects it; a file that cannot be read gives a report with the error.
-    static func inspect(path: String, decode: Bool) -> ImageReport {
+    static func inspect(path: String, decode: Bool, placeholders: Bool = false) -> ImageReport {
         do {
             let data = try LocalFile.read(path)
-            return inspect(data, file: path, decode: decode)
+            return inspect(data, file: path, decode: decode, placeholders: placeholders)
         } catch {
-            var report = ImageReport(file: path, includesDecode: decode)
+            var report = ImageReport(file: path, includesDecode: decode, includesPlaceholders: placeholders)
             if case .fileAccess(_, let reason) = error {
                 report.error = "cannot read file: \(reason)"
             } else {

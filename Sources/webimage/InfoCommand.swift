@@ -12,7 +12,9 @@ struct InfoCommand: AsyncParsableCommand {
         discussion: """
             Sizes are as stored; `orientation` (EXIF 1–8) says how to turn the pixels to show them \
             upright; `PROFILE` is the name of the colour profile the file carries (`-`: untagged, \
-            read as sRGB). Inputs may be paths or http, https, file or data URLs. An input that cannot be \
+            read as sRGB). --placeholders adds the BlurHash (4 components on the longer side), \
+            the ThumbHash (base64) and the five dominant colours with their shares, computed \
+            from the first frame decoded at most 400 pixels on a side. Inputs may be paths or http, https, file or data URLs. An input that cannot be \
             read, loaded or decoded is reported with its error, the others are still processed, \
             and the exit status is non-zero.
             """)
@@ -33,6 +35,9 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(help: "Also decode each file fully and report the decode time in milliseconds.")
     var decode = false
 
+    @Flag(help: "Also compute the BlurHash, ThumbHash and five dominant colours (hex and share) from a small decode.")
+    var placeholders = false
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one image file or URL.") }
         try OptionLimits.checkTimeout(timeout)
@@ -50,7 +55,7 @@ struct InfoCommand: AsyncParsableCommand {
         }
         await loader.shutdown()
         if !json {
-            for line in Self.table(reports, decode: decode).render() { Console.out(line) }
+            for line in Self.table(reports, decode: decode, placeholders: placeholders).render() { Console.out(line) }
         }
         if anyFailed { throw ExitCode.failure }
     }
@@ -60,14 +65,19 @@ struct InfoCommand: AsyncParsableCommand {
     private func inspect(_ input: String, loader: InputLoader) async -> ImageReport {
         let started = ContinuousClock.now
         let decode = self.decode
+        let placeholders = self.placeholders
         guard InputLoader.url(input) != nil else {
-            return await timed(input, started: started) { _ in ImageReport.inspect(path: input, decode: decode) }
+            return await timed(input, started: started) { _ in
+                ImageReport.inspect(path: input, decode: decode, placeholders: placeholders)
+            }
         }
         do {
             let data = try await loader.data(for: input)
-            return await timed(input, started: started) { _ in ImageReport.inspect(data, file: input, decode: decode) }
+            return await timed(input, started: started) { _ in
+                ImageReport.inspect(data, file: input, decode: decode, placeholders: placeholders)
+            }
         } catch {
-            var report = ImageReport(file: input, includesDecode: decode)
+            var report = ImageReport(file: input, includesDecode: decode, includesPlaceholders: placeholders)
             report.error = "cannot load: \(error.description)"
             report.errorCode = error.code
             return report
@@ -81,7 +91,7 @@ struct InfoCommand: AsyncParsableCommand {
         do {
             return try await maxTime.run(started: started, work)
         } catch {
-            var report = ImageReport(file: input, includesDecode: decode)
+            var report = ImageReport(file: input, includesDecode: decode, includesPlaceholders: placeholders)
             report.error = ImageReport.message(for: error)
             report.errorCode = (error as? WebImageError)?.code
             return report
@@ -89,9 +99,10 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     /// The aligned table of `reports`.
-    static func table(_ reports: [ImageReport], decode: Bool) -> TextTable {
+    static func table(_ reports: [ImageReport], decode: Bool, placeholders: Bool = false) -> TextTable {
         var headers = ["FILE", "FORMAT", "SIZE", "FRAMES", "LOOP", "ORIENT", "ANIMATED", "PROFILE"]
         if decode { headers.append("DECODE MS") }
+        if placeholders { headers += ["BLURHASH", "THUMBHASH", "COLOURS"] }
         headers.append("STATUS")
         var table = TextTable(headers: headers, rightAligned: decode ? [3, 4, 5, 8] : [3, 4, 5])
         for report in reports {
@@ -106,6 +117,12 @@ struct InfoCommand: AsyncParsableCommand {
                 TextTable.Cell(report.colorProfile ?? "-"),
             ]
             if decode { row.append(TextTable.Cell(report.decodeMs.map { String(format: "%.2f", $0) } ?? "-")) }
+            if placeholders {
+                row.append(TextTable.Cell(report.blurHash ?? "-"))
+                row.append(TextTable.Cell(report.thumbHash ?? "-"))
+                let colours = report.dominantColors?.map { "\($0.hex) \(Int(($0.share * 100).rounded()))%" }
+                row.append(TextTable.Cell(colours?.joined(separator: ", ") ?? "-"))
+            }
             row.append(report.error.map { TextTable.Cell("error: \($0)", .red) } ?? TextTable.Cell("ok", .green))
             table.append(row)
         }

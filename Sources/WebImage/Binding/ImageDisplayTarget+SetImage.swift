@@ -91,6 +91,29 @@ extension ImageDisplayTarget {
         return operation
     }
 
+    /// Loads `url` and shows it on this target, showing `placeholder` meanwhile: a BlurHash
+    /// or ThumbHash string is decoded into a small image first (an invalid string shows no
+    /// placeholder). Otherwise exactly
+    /// ``setImage(with:placeholder:options:context:manager:progress:completed:)-(_,Image?,_,_,_,_,_)``.
+    ///
+    /// ```swift
+    /// target.setImage(with: url, placeholder: .blurHash("LEHV6nWB2yk8pyo0adR*.7kCMdnj"))
+    /// ```
+    @discardableResult
+    public func setImage(
+        with url: URL?,
+        placeholder: DisplayPlaceholder,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        manager: (any ImageManaging)? = nil,
+        progress: ImageProgressHandler? = nil,
+        completed: ImageCompletionHandler? = nil
+    ) -> (any ImageOperation)? {
+        setImage(
+            with: url, placeholder: placeholder.makeImage(), options: options, context: context, manager: manager,
+            progress: progress, completed: completed)
+    }
+
     /// Cancels the load under `key` (default: the target's type name).
     public func cancelCurrentImageLoad(forKey key: String? = nil) {
         webImageState.cancelOperation(forKey: key ?? defaultOperationKey)

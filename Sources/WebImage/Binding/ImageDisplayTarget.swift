@@ -27,7 +27,7 @@ public struct ImageTransition: Sendable, Hashable {
 
 /// Anything that can show an image: a view, a button state, a GTK widget, a terminal preview,
 /// a test double (SPEC B-1). Conform, keep a ``WebImageTargetState``, and call
-/// ``setImage(with:placeholder:options:context:manager:progress:completed:)``.
+/// ``setImage(with:placeholder:options:context:manager:progress:completed:)-(_,Image?,_,_,_,_,_)``.
 ///
 /// Targets live on the main actor, as UI toolkits require; the binding hops there for every
 /// callback.
