@@ -91,6 +91,7 @@ public final class ImageService: Sendable {
     /// The full path (``render(_:ifNoneMatch:)``): errors become their status and plain-text (or
     /// JSON) body.
     func freshReply(path: String, accept: String?, ifNoneMatch: String?) async -> ServiceReply {
+        if ParsedInfoRequest.isInfo(path) { return await freshInfoReply(path: path, accept: accept, ifNoneMatch: ifNoneMatch) }
         do {
             let request = try ParsedImageRequest(
                 path: path, accept: accept, signer: signer, presets: configuration.presets, policy: sources.policy,

@@ -4,5 +4,6 @@ import NIOCore
 struct RenderedResult: Sendable {
     /// The encoded image, kept as the buffer responses send (no copy per response).
     var body: ByteBuffer
-    var format: OutputFormat
+    /// The image format; `nil` for an `/info` answer (JSON).
+    var format: OutputFormat?
 }

@@ -1,0 +1,81 @@
+import Foundation
+import NIOCore
+import WebImage
+
+extension ImageService {
+    /// The full path of an `/info` request (SPEC V-14): parsed and checked like an image URL
+    /// (``ParsedInfoRequest``), then answered under the same admission, deadline and source
+    /// slots as images; errors become their status and body.
+    func freshInfoReply(path: String, accept: String?, ifNoneMatch: String?) async -> ServiceReply {
+        do {
+            let request = try ParsedInfoRequest(
+                path: path, signer: signer, presets: configuration.presets, policy: sources.policy, now: now())
+            guard gate.enter() else {
+                metrics.queueRejected()
+                throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
+            }
+            metrics.setQueue(depth: gate.count)
+            return try await withProcessingDeadline(
+                seconds: configuration.processingTimeout,
+                whenStopped: { [gate, metrics] in
+                    gate.leave()
+                    metrics.setQueue(depth: gate.count)
+                }
+            ) { [self] in
+                try await produceInfo(request, ifNoneMatch: ifNoneMatch)
+            }
+        } catch {
+            let json = accept?.lowercased().contains("application/json") == true
+            switch error {
+            case let error as ImageServiceError: return .error(error, json: json)
+            case is CancellationError: return .error(.unavailable, json: json)
+            default: return .error(.unprocessable("internal error"), json: json)
+            }
+        }
+    }
+
+    /// Fetch → headers → 304, or the info JSON (from the result cache, or computed once on the
+    /// pool for every request that asks for it meanwhile) → remembered for the hit path.
+    private func produceInfo(_ request: ParsedInfoRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+        try await slots.acquire()
+        defer { slots.release() }
+        let downloadStart = ContinuousClock.now
+        let source = try await sources.fetch(request.source)
+        metrics.recordSource(layer: source.layer, bytes: source.data.count, duration: ContinuousClock.now - downloadStart)
+        guard source.format != .unknown else { throw ImageServiceError.notAnImage }
+        let headers = ResponseHeaders(
+            contentType: "application/json", etag: request.etag(identity: source.identity), maxAge: configuration.ttl,
+            disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: "json"),
+            varyAccept: false, lastModified: source.lastModified, isFallback: false)
+        if let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: headers.etag, fields: headers.notModifiedFields) {
+            return notModified
+        }
+        let result = try await info(source, request: request, key: headers.etag)
+        metrics.recordBytesOut(result.body.readableBytes)
+        let reply = ServiceReply(status: 200, fields: headers.fields, body: result.body)
+        if source.freshFor > 0 {
+            let known = KnownAnswer(
+                etag: headers.etag, fields: reply.fields, notModifiedFields: headers.notModifiedFields,
+                freshUntil: ContinuousClock.now + .milliseconds(Int64(source.freshFor * 1000)), expires: request.options.expires)
+            results.remember(known, for: request.path, variant: .any)
+        }
+        return reply
+    }
+
+    /// The info for `key`: from the result cache, or computed once on the pool, then cached.
+    private func info(_ source: SourceImage, request: ParsedInfoRequest, key: String) async throws -> RenderedResult {
+        if let cached = results.value(for: key) {
+            metrics.recordResultCache(hit: true, layer: "memory")
+            return cached
+        }
+        metrics.recordResultCache(hit: false, layer: "memory")
+        let (options, components) = (request.options, request.components)
+        return try await renders.run(key) { [processor, pool, results, metrics, decodes] in
+            let computed = try await pool.run { () throws -> RenderedResult in
+                try processor.info(source, options: options, components: components, metrics: metrics, decodes: decodes)
+            }
+            results.insert(computed, for: key)
+            return computed
+        }
+    }
+}
