@@ -79,8 +79,11 @@ extension ImageProcessor {
     /// The total duration of an animated `data` in milliseconds, from its frame table (no
     /// frame is decoded); 0 for a still image.
     func animationDurationMs(_ data: Data, header: ImageMetadata) -> Int {
+        // Every frame's entry: the first-frame options of the placeholder decode would list one.
+        var options = DecodeOptions()
+        limits.applied(to: &options)
         guard (header.frameCount ?? 1) > 1, let decoder = coders.animatedDecoder(for: data),
-            let animation = try? decoder.makeAnimatedSource(data, options: ImagePlaceholder.decodeOptions())
+            let animation = try? decoder.makeAnimatedSource(data, options: options)
         else { return 0 }
         var seconds = 0.0
         for index in 0..<animation.frameCount { seconds += animation.duration(ofFrame: index) }
