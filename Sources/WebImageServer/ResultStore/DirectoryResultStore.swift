@@ -31,7 +31,7 @@ public final class DirectoryResultStore: ResultStore {
     }
 
     public func entry(for key: ResultStoreKey) async throws -> StoredResult? {
-        let file = path(for: key), directory = directory
+        let file = path(for: key), directory = directory, maxEntryBytes = maxEntryBytes
         let limit = maxEntryBytes + StoredResult.magic.count + 4 + StoredResult.maxHeaderBytes
         return try await Self.offload { () throws(DirectoryResultStoreError) -> StoredResult? in
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
@@ -44,7 +44,8 @@ public final class DirectoryResultStore: ResultStore {
                 guard size <= UInt64(limit) else { return nil }
                 try handle.seek(toOffset: 0)
                 guard let data = try handle.read(upToCount: Int(size)), data.count == Int(size) else { return nil }
-                return StoredResult(encoded: data)
+                guard let result = StoredResult(encoded: data), result.body.count <= maxEntryBytes else { return nil }
+                return result
             } catch {
                 throw .unreadable(file.path, "\(error)")
             }
