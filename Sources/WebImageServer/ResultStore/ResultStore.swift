@@ -4,11 +4,14 @@
 ///
 /// A store is a cache: ``entry(for:)`` may answer `nil` for anything, and an error from either
 /// method costs the request nothing but the store's help (the service logs a warning, counts it
-/// in `webimage_result_store_total{event="error"}` and goes on as without a store). Keys are
-/// derived from the canonical request, never from its signature (``ResultStoreKey``).
+/// in `webimage_result_store_errors_total` and goes on as without a store). Keys are derived
+/// from the canonical request, never from its signature (``ResultStoreKey``). The service calls
+/// ``entry(for:)`` under `result-store-timeout` and ``store(_:for:)`` from a background queue,
+/// one write at a time, so a slow store never holds an answer.
 ///
 /// ``DirectoryResultStore`` keeps entries as files; an object-storage store implements the same
-/// two methods over `GET`/`PUT` of `prefix/` + ``ResultStoreKey/name``.
+/// two methods over `GET`/`PUT` of `prefix/` + ``ResultStoreKey/name``, with the bytes of
+/// ``StoredResult`` as its body and the same checks on reading.
 public protocol ResultStore: Sendable {
     /// The entry stored under `key`, or `nil` when there is none (or it cannot be read whole:
     /// truncated, corrupt or over the store's size bound). Expired entries may be returned;
