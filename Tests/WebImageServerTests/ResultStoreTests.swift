@@ -176,6 +176,15 @@ import WebImageTesting
         #expect(store.finishedWrites == 2)
     }
 
+    @Test func shutdownWritesWhatIsQueued() async throws {
+        let store = ObservedResultStore(MemoryResultStore())
+        let harness = try await ServiceHarness.start { $0.resultStore = store }
+        harness.origin.route("/src.png", .ok(try TestImages.png(width: 40, height: 30), contentType: "image/png"))
+        #expect(try await harness.get(harness.plainPath("/src.png", options: "w:20", ext: "png")).status == 200)
+        await harness.stop()
+        #expect(store.written.count == 1)
+    }
+
     @Test func aSlowStoreIsSkipped() async throws {
         let store = GatedResultStore(holdLookups: true)
         store.openWrites()

@@ -63,4 +63,16 @@ final class ResultStoreStep: Sendable {
 
     /// Writes queued now.
     var pendingWrites: Int { writer.pending }
+
+    /// Waits until the queued writes are done, for at most the write timeout per queued write
+    /// (at shutdown: renders still queued would otherwise be lost).
+    func flush() async {
+        let pending = max(1, writer.pending + 1)
+        let writer = writer
+        do {
+            try await withResultStoreTimeout(writeTimeout * Double(pending)) { await writer.idle() }
+        } catch {
+            warnings.warn("result store: \(writer.pending) queued results not written at shutdown")
+        }
+    }
 }

@@ -13,6 +13,7 @@ final class ResultStoreWriter: Sendable {
         var jobs: [Job] = []
         var bytes = 0
         var writing = false
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
     /// Renders queued at most.
@@ -46,20 +47,35 @@ final class ResultStoreWriter: Sendable {
     /// Renders queued now.
     var pending: Int { state.withLock { $0.jobs.count } }
 
+    /// Returns once every queued render has been written (or has failed).
+    func idle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                guard state.writing else { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
     private func drain() async {
         while let job = next() { await write(job) }
     }
 
     private func next() -> Job? {
-        state.withLock { state in
+        let (job, waiters) = state.withLock { state -> (Job?, [CheckedContinuation<Void, Never>]) in
             guard !state.jobs.isEmpty else {
                 state.writing = false
-                return nil
+                defer { state.idleWaiters = [] }
+                return (nil, state.idleWaiters)
             }
             // At most `maxJobs` queued: removing the first moves a few values.
             let job = state.jobs.removeFirst()
             state.bytes -= job.result.body.count
-            return job
+            return (job, [])
         }
+        for waiter in waiters { waiter.resume() }
+        return job
     }
 }

@@ -69,8 +69,10 @@ public final class ImageService: Sendable {
         self.now = now
     }
 
-    /// Stops the source downloader.
+    /// Writes the renders still queued for the result store (each within its write timeout),
+    /// then stops the source downloader.
     public func shutdown() async {
+        await resultStore?.flush()
         try? await sources.downloader.shutdown()
     }
 
