@@ -35,17 +35,17 @@ extension StoredResult {
 
     /// The entry in `data`, or `nil` when `data` is not one whole entry.
     init?(encoded data: Data) {
-        let bytes = [UInt8](data)
         let magic = Self.magic
-        guard bytes.count >= magic.count + 4, Array(bytes[0..<magic.count]) == magic else { return nil }
-        var offset = magic.count
-        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        let start = data.startIndex
+        guard data.count >= magic.count + 4, data.prefix(magic.count).elementsEqual(magic) else { return nil }
+        var offset = start + magic.count
+        let length = Int(data[offset]) << 24 | Int(data[offset + 1]) << 16 | Int(data[offset + 2]) << 8 | Int(data[offset + 3])
         offset += 4
-        guard length <= Self.maxHeaderBytes, bytes.count - offset >= length else { return nil }
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[offset..<(offset + length)])) else { return nil }
+        guard length <= Self.maxHeaderBytes, data.endIndex - offset >= length else { return nil }
+        guard let header = try? JSONDecoder().decode(Header.self, from: data[offset..<(offset + length)]) else { return nil }
         offset += length
-        guard header.bodyBytes == bytes.count - offset, header.expiresAt.isFinite else { return nil }
-        let body = Data(bytes[offset...])
+        guard header.bodyBytes == data.endIndex - offset, header.expiresAt.isFinite else { return nil }
+        let body = Data(data[offset...])
         guard Self.hex(SHA256.hash(data: body)) == header.bodySHA256 else { return nil }
         self.init(
             body: body, contentType: header.contentType, etag: header.etag, lastModified: header.lastModified,
