@@ -1,9 +1,3 @@
-/// A result-store call that took longer than its timeout.
-struct ResultStoreTimedOut: Error, CustomStringConvertible {
-    var seconds: Double
-    var description: String { "no answer within \(seconds) s" }
-}
-
 /// `work`'s value, or ``ResultStoreTimedOut`` after `seconds`: the caller goes on at the
 /// timeout, and `work` is cancelled (a call that ignores cancellation finishes unobserved).
 func withResultStoreTimeout<T: Sendable>(
