@@ -576,8 +576,9 @@ def render(results, settings):
         parts.append(f"wrk {WRK_SECONDS} s")
     if "scale" in sections:
         parts.append(f"sweep: {SCALE_ROUNDS} rounds × {SCALE_REQUESTS} requests")
-    add(f"Command: `{settings['command']}` ({'; '.join(parts)}). {settings['date']}, webimage {settings['rev']}, "
-        f"{settings['thumbor']}, {settings['vips']}.")
+    # The block is the current figures: when and at which commit they were taken belongs to
+    # git's history of the document (and is printed to stderr), not to its text.
+    add(f"Command: `{settings['command']}` ({'; '.join(parts)}). {settings['thumbor']}, {settings['vips']}.")
     add("")
     add(f"Machine: {settings['machine']}.")
     add("")
@@ -884,7 +885,7 @@ def main():
                        "scale": {f"{name} N={n}": row for (name, n), row in (results.get("scale") or {}).items()}},
                       f, indent=1, default=str)
         print(block)
-        print(f"bench-service: results in {out_path}", file=sys.stderr)
+        print(f"bench-service: results in {out_path} ({settings['date']}, webimage {settings['rev']})", file=sys.stderr)
         if os.environ.get("UPDATE_DOC"):
             if SECTIONS != list(ALL_SECTIONS):
                 # The block documents a whole run; a partial one would drop the other sections.

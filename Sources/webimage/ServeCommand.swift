@@ -54,6 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-clients"), help: Self.help("max-clients")) var maxClients: String?
     @Option(name: .customLong("header-timeout"), help: Self.help("header-timeout")) var headerTimeout: String?
     @Option(name: .customLong("keep-alive-timeout"), help: Self.help("keep-alive-timeout")) var keepAliveTimeout: String?
+    @Option(name: .customLong("result-store"), help: Self.help("result-store")) var resultStore: String?
+    @Option(name: .customLong("result-store-timeout"), help: Self.help("result-store-timeout")) var resultStoreTimeout: String?
     @Option(name: .customLong("fallback-image"), help: Self.help("fallback-image")) var fallbackImage: String?
     @Option(name: .customLong("fallback-image-status"), help: Self.help("fallback-image-status")) var fallbackImageStatus: String?
     @Option(name: .customLong("fallback-image-ttl"), help: Self.help("fallback-image-ttl")) var fallbackImageTTL: String?
@@ -106,6 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
             ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),
             ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
+            ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }
         let repeated: [(String, [String])] = [

@@ -28,6 +28,15 @@ enum FormatChoice: Hashable, Sendable {
         }
     }
 
+    /// The choice as text, as result-store keys hold it (``ResultStoreKey``).
+    var keyText: String {
+        switch self {
+        case let .fixed(format): "fixed:\(format.rawValue)"
+        case let .negotiated(format): "negotiated:\(format.rawValue)"
+        case .source: "source"
+        }
+    }
+
     /// Whether the answer depends on `Accept` (`Vary: Accept`) when the service `negotiates`.
     func varies(negotiating negotiates: Bool) -> Bool {
         if case .fixed = self { return false }

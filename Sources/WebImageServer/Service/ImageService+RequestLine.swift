@@ -25,9 +25,13 @@ extension ImageService {
         }
     }
 
-    /// Fetch → headers → 304, or the source as is (`raw`, `skip_processing`), or the rendered
-    /// result (cached, or made once on the pool) → remembered for the hit path.
+    /// The result store (an answer another instance rendered, without fetching) → fetch →
+    /// headers → 304, or the source as is (`raw`, `skip_processing`), or the rendered result
+    /// (cached, or made once on the pool, then also written to the result store) → remembered
+    /// for the hit path.
     private func produce(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+        let storeKey = resultStoreKey(request)
+        if let storeKey, let stored = await storedReply(request, key: storeKey, ifNoneMatch: ifNoneMatch) { return stored }
         // From fetch until the answer is encoded, the request holds its source: a slot.
         try await slots.acquire()
         defer { slots.release() }
@@ -47,7 +51,9 @@ extension ImageService {
             return notModified
         }
         if passThrough { return answer(passThroughBody(source), headers: headers, status: fallbackStatus) }
-        let result = try await rendered(source, options: options, format: format, key: headers.etag)
+        let keep = fallbackStatus == nil && source.freshFor > 0 ? storeKey : nil
+        let result = try await rendered(
+            source, options: options, format: format, key: headers.etag, store: keep.map { ($0, source.lastModified) })
         let reply = answer(result.body, headers: headers, status: fallbackStatus)
         if fallbackStatus == nil, source.freshFor > 0 {
             // The next identical request takes the hit path (``knownReply``).
@@ -87,18 +93,24 @@ extension ImageService {
     }
 
     /// The result for `key`: from the result cache, or rendered once on the pool for every
-    /// request that asks for it meanwhile, then cached.
-    private func rendered(_ source: SourceImage, options: ProcessingOptions, format: OutputFormat, key: String) async throws -> RenderedResult {
+    /// request that asks for it meanwhile, then cached (and queued for the result store under
+    /// `store`'s key, when given).
+    private func rendered(
+        _ source: SourceImage, options: ProcessingOptions, format: OutputFormat, key: String,
+        store: (key: ResultStoreKey, lastModified: String?)?
+    ) async throws -> RenderedResult {
         if let cached = results.value(for: key) {
             metrics.recordResultCache(hit: true, layer: "memory")
             return cached
         }
         metrics.recordResultCache(hit: false, layer: "memory")
-        return try await renders.run(key) { [processor, pool, results, metrics, decodes] in
-            let rendered = try await pool.run { () throws -> RenderedResult in
+        return try await renders.run(key) { [self] in
+            let rendered = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
                 try processor.render(source, options: options, as: format, metrics: metrics, decodes: decodes)
             }
+            metrics.recordRender()
             results.insert(rendered, for: key)
+            if let store { keepInResultStore(rendered, key: store.key, etag: key, lastModified: store.lastModified) }
             return rendered
         }
     }

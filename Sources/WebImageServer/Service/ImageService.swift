@@ -26,6 +26,8 @@ public final class ImageService: Sendable {
     let slots: SourceSlots
     let renders = SingleFlight<String, RenderedResult>()
     let metrics: ServiceMetrics
+    /// The shared result store's lookups and writes, when one is configured (SPEC V-12).
+    let resultStore: ResultStoreStep?
     /// What `Accept` chooses.
     let negotiation: FormatNegotiation
     let now: @Sendable () -> Date
@@ -53,7 +55,13 @@ public final class ImageService: Sendable {
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
         slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead)
-        metrics = ServiceMetrics()
+        let metrics = ServiceMetrics()
+        self.metrics = metrics
+        resultStore = configuration.resultStore.map { store in
+            ResultStoreStep(
+                store: store, timeout: configuration.resultStoreTimeout, queue: configuration.resultStoreQueue,
+                queueBytes: configuration.resultStoreQueueBytes, metrics: metrics, logger: Logger(label: "webimage.server.result-store"))
+        }
         negotiation = FormatNegotiation(autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP)
         fallback = configuration.fallbackImage.map {
             SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
@@ -61,8 +69,10 @@ public final class ImageService: Sendable {
         self.now = now
     }
 
-    /// Stops the source downloader.
+    /// Writes the renders still queued for the result store (each within its write timeout),
+    /// then stops the source downloader.
     public func shutdown() async {
+        await resultStore?.flush()
         try? await sources.downloader.shutdown()
     }
 

@@ -59,6 +59,20 @@ public struct ImageServiceConfiguration: Sendable {
     public var maximumRedirects = 5
     /// Bytes of rendered results kept in memory (byte-bounded LRU).
     public var resultCacheBytes = 64 * 1024 * 1024
+    /// Where rendered results are also kept, for other instances and restarts (SPEC V-12):
+    /// looked up after the in-memory result cache and before the source is fetched; every render
+    /// is queued to be written there without delaying its answer. `nil` = no result store.
+    /// Instances sharing a store must share the settings that change results (limits, colour
+    /// profile handling, presets).
+    public var resultStore: (any ResultStore)?
+    /// Seconds a result-store lookup may take before the request goes on without it (writes get
+    /// ten times as long, at least 10 s).
+    public var resultStoreTimeout = 1.0
+    /// Renders waiting to be written to the result store at most; more are dropped (counted in
+    /// `webimage_result_store_dropped_total`).
+    public var resultStoreQueue = 64
+    /// Bytes of renders waiting to be written to the result store at most.
+    public var resultStoreQueueBytes = 64 * 1024 * 1024
     /// Whether SVG answered as SVG (`raw`, `skip_processing`) is sanitised first: scripts,
     /// event handlers, foreign objects and external references removed. On
     /// by default, as imgproxy's `IMGPROXY_SANITIZE_SVG`.

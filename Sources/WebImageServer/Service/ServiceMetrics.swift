@@ -22,6 +22,8 @@ final class ServiceMetrics: Sendable {
     private let memoryHit: MetricCounter
     private let memoryMiss: MetricCounter
     private let notModified: MetricCounter
+    private let renders: MetricCounter
+    private let resultStore: [ResultStoreEvent: MetricCounter]
     /// Handles made on first use (status codes, source layers), by their label value.
     private let requestCounters = Mutex<[Int: MetricCounter]>([:])
     private let sourceCounters = Mutex<[String: MetricCounter]>([:])
@@ -41,6 +43,12 @@ final class ServiceMetrics: Sendable {
         memoryHit = MetricCounter(label: "webimage_cache_lookups_total", dimensions: [("layer", "memory"), ("result", "hit")], factory: factory)
         memoryMiss = MetricCounter(label: "webimage_cache_lookups_total", dimensions: [("layer", "memory"), ("result", "miss")], factory: factory)
         notModified = MetricCounter(label: "webimage_cache_lookups_total", dimensions: [("layer", "not-modified"), ("result", "hit")], factory: factory)
+        renders = MetricCounter(label: "webimage_renders_total", dimensions: [], factory: factory)
+        var resultStore: [ResultStoreEvent: MetricCounter] = [:]
+        for event in ResultStoreEvent.allCases {
+            resultStore[event] = MetricCounter(label: "webimage_result_store_\(event.rawValue)_total", dimensions: [], factory: factory)
+        }
+        self.resultStore = resultStore
     }
 
     /// The Prometheus text exposition of every series.
@@ -72,6 +80,12 @@ final class ServiceMetrics: Sendable {
     func recordResultCache(hit: Bool, layer: String) {
         if layer == "not-modified" { notModified.increment() } else if hit { memoryHit.increment() } else { memoryMiss.increment() }
     }
+
+    /// One result rendered on the pool (not a cache or store hit, not a pass-through).
+    func recordRender() { renders.increment() }
+
+    /// One result-store lookup, write or failure.
+    func recordResultStore(_ event: ResultStoreEvent) { resultStore[event]?.increment() }
 
     func recordBytesOut(_ bytes: Int) { bytesOut.increment(by: bytes) }
 

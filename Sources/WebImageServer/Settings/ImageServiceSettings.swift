@@ -52,6 +52,8 @@ public enum ImageServiceSettings {
         Setting(name: "max-processing-memory", meaning: "bytes of result-sized canvases one request may hold while processing (then 400)", defaultValue: "1073741824", repeatable: false),
         Setting(name: "sanitize-svg", meaning: "remove scripts, event handlers and external references from SVG answered as SVG", defaultValue: "true", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
+        Setting(name: "result-store", meaning: "where rendered results are also kept for other instances and restarts: a directory (/path or file:///path) every instance mounts", defaultValue: "none", repeatable: false),
+        Setting(name: "result-store-timeout", meaning: "seconds a result-store lookup may take before the request goes on without it", defaultValue: "1", repeatable: false),
         Setting(name: "keep-alive-timeout", meaning: "seconds an idle connection is kept open", defaultValue: "75", repeatable: false),
         Setting(name: "max-clients", meaning: "client connections held at once; more wait to be accepted (lowered to what the file descriptor limit allows)", defaultValue: "2048", repeatable: false),
         Setting(name: "header-timeout", meaning: "seconds a request's head may take to arrive after its first byte (then the connection is closed)", defaultValue: "10", repeatable: false),
@@ -209,6 +211,34 @@ public enum ImageServiceSettings {
             configuration.fallbackImageStatus = value
         }
         if let value = try int("fallback-image-ttl", 0...Int(Int32.max)) { configuration.fallbackImageTTL = value }
+        if let text = one("result-store-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "result-store-timeout: '\(text)' is not seconds") }
+            configuration.resultStoreTimeout = seconds
+        }
+        if let text = one("result-store") {
+            configuration.resultStore = try resultStore(text, maxEntryBytes: configuration.limits.maxResultBytes)
+        }
         return (configuration, host, port)
+    }
+
+    /// The result store a `result-store` value names: a directory path or `file://` URL (which
+    /// must exist and be a directory); `s3://` is refused until object storage is available.
+    static func resultStore(_ text: String, maxEntryBytes: Int) throws(Problem) -> any ResultStore {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("s3://") {
+            throw Problem(description: "result-store: an S3 result store needs --use-s3 (not yet available); give a directory")
+        }
+        var path = text
+        if lowered.hasPrefix("file://") {
+            guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else { throw Problem(description: "result-store: '\(text)' is not a file:// URL") }
+            path = url.path
+        } else if let colon = text.firstIndex(of: ":"), let slash = text.firstIndex(of: "/"), colon < slash {
+            throw Problem(description: "result-store: '\(text)' is not a directory or file:// URL")
+        }
+        var isDirectory: ObjCBool = false
+        guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Problem(description: "result-store: '\(path)' is not an existing directory")
+        }
+        return DirectoryResultStore(directory: URL(fileURLWithPath: path, isDirectory: true), maxEntryBytes: maxEntryBytes)
     }
 }

@@ -1,0 +1,29 @@
+import Crypto
+import Foundation
+
+/// The name of a result in a ``ResultStore``: the hex SHA-256 of the canonical request — the
+/// normalised source URL, the processing options after presets (their canonical form, which
+/// includes the cache buster) and how the output format is chosen. The signature, the option
+/// order in the URL, the preset names used and `expires` are not part of it, so every URL that
+/// asks for the same result finds the same entry.
+public struct ResultStoreKey: Hashable, Sendable, CustomStringConvertible {
+    /// 64 lowercase hex digits.
+    public let name: String
+
+    /// The key of an already canonical request text.
+    public init(canonicalRequest: String) {
+        let digest = SHA256.hash(data: Data(canonicalRequest.utf8))
+        name = digest.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// The key of a normalised `source`, its processing options (canonical form) and the
+    /// output format choice (`fixed:webp`, `negotiated:avif`, `source`).
+    public init(source: String, options: ProcessingOptions, formatChoice: String) {
+        self.init(canonicalRequest: "result-store-v1\n\(source)\n\(options.canonicalForm)\n\(formatChoice)")
+    }
+
+    public var description: String { name }
+}
