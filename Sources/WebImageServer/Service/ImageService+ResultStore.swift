@@ -39,9 +39,9 @@ extension ImageService {
 
     /// Queues a fresh render for the result store under `key`, to be served until now + `ttl`.
     func keepInResultStore(_ result: RenderedResult, key: ResultStoreKey, etag: String, lastModified: String?) {
-        guard let resultStore, configuration.ttl > 0 else { return }
+        guard let resultStore, let format = result.format, configuration.ttl > 0 else { return }
         let stored = StoredResult(
-            body: Data(result.body.readableBytesView), contentType: result.format.imageFormat.mimeType, etag: etag,
+            body: Data(result.body.readableBytesView), contentType: format.imageFormat.mimeType, etag: etag,
             lastModified: lastModified, expiresAt: now().addingTimeInterval(Double(configuration.ttl)))
         resultStore.keep(stored, for: key)
     }
