@@ -1,7 +1,7 @@
 import WebImage
 
 /// One named step applied to each frame's pixels, after the geometry is planned (resample,
-/// extend, background, blur, sharpen). The frame steps run one frame at a time, all of them on
+/// extend, background, blur, sharpen, pixelate). The frame steps run one frame at a time, all of them on
 /// one frame before the next, so a request holds the result's frames and one frame's
 /// temporaries (what ``ProcessingBudget`` counts).
 struct FrameStep: Sendable {
@@ -11,7 +11,7 @@ struct FrameStep: Sendable {
     let run: @Sendable (PixelBuffer, _ plan: GeometryPlan, _ context: ProcessingContext) -> PixelBuffer
 
     /// The frame steps, in order.
-    static let all: [FrameStep] = [.resample, .extend, .flatten, .blur, .sharpen]
+    static let all: [FrameStep] = [.resample, .extend, .flatten, .blur, .sharpen, .pixelate]
 }
 
 extension ProcessingStep {

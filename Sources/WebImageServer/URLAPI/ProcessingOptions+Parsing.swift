@@ -112,6 +112,9 @@ extension ProcessingOptions {
         case "sharpen", "sh":
             try args.requireCount(1...1)
             sharpen = try args.sigma(0)
+        case "pixelate", "pix":
+            try args.requireCount(1...1)
+            pixelate = try args.dimension(0)
         case "rotate", "rot":
             try args.requireCount(1...1)
             guard let angle = Int(args.values[0]), angle % 90 == 0 else { throw args.bad("angle must be a multiple of 90") }

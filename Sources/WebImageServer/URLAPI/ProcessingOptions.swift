@@ -35,6 +35,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var blur = 0.0
     /// Sharpen sigma; 0 = off.
     public var sharpen = 0.0
+    /// `pixelate`: the block side in result pixels (not scaled by `dpr`); 0 or 1 = off.
+    public var pixelate = 0
     /// Clockwise degrees, a multiple of 90.
     public var rotate = 0
     /// `nil` = the service default (on).
@@ -83,6 +85,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("bg:\(background?.description ?? "-")")
         parts.append("bl:\(blur)")
         parts.append("sh:\(sharpen)")
+        if pixelate > 1 { parts.append("pix:\(pixelate)") }
         parts.append("rot:\(rotate)")
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
