@@ -55,6 +55,6 @@ struct RequestLineTests {
     @Test("Given the processing pipeline, then its steps run in the documented order")
     func stepOrder() {
         #expect(ProcessingPipeline.service.steps.map(\.name) == ["rotate", "trim", "plan", "frames"])
-        #expect(FrameStep.all.map(\.name) == ["resample", "extend", "flatten", "blur", "sharpen"])
+        #expect(FrameStep.all.map(\.name) == ["resample", "extend", "flatten", "blur", "sharpen", "pixelate"])
     }
 }
