@@ -5,4 +5,7 @@ struct DecodedSource: Sendable {
     var image: Image
     /// How `image` relates to the full size, `nil` when it is the full size.
     var reduction: ReducedSource?
+    /// Whether the decoder already drew the request's `page` (a PDF page), so the
+    /// ``ProcessingStep/page`` step leaves the image as it is.
+    var pageSelected = false
 }

@@ -32,7 +32,7 @@ struct ImageProcessor: Sendable {
     func render(
         _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
-        let header = try limits.checkHeader(source.data, format: source.format)
+        let header = try limits.checkHeader(source.data, format: source.format, page: options.page)
         // V-5: the result's size and working memory, from the plan, before decoding.
         try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
         decodes.increment()
@@ -60,7 +60,7 @@ struct ImageProcessor: Sendable {
         let oriented = (options.autoRotate ?? true) && metadata.orientation.swapsDimensions
         if oriented != (options.rotate % 180 != 0) { size = PixelSize(width: size.height, height: size.width) }
         let plan = GeometryPlan(source: size, options: options)
-        let frames = keepAnimation ? max(1, metadata.frameCount ?? 1) : 1
+        let frames = keepAnimation && options.page == nil ? max(1, metadata.frameCount ?? 1) : 1
         try ProcessingBudget(limits: limits).check(output: plan.outputSize, frames: frames, options: options)
     }
 

@@ -54,6 +54,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var returnAttachment: Bool?
     public var filename: String?
     public var skipProcessing: Set<OutputFormat> = []
+    /// `page` (`pg`): the 0-based page of a PDF or TIFF source, or frame of an animated one,
+    /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
+    public var page: Int?
     /// Names of the presets applied, in order.
     public var presets: [String] = []
 
@@ -86,6 +89,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("rot:\(rotate)")
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
+        if let page { parts.append("pg:\(page)") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")
