@@ -14,6 +14,8 @@ struct ProcessingContext {
     let limits: ProcessingLimits
     /// Whether the decoder already drew the request's `page` (``DecodedSource/pageSelected``).
     let pageSelected: Bool
+    /// An orientation the decoder did not apply (``DecodedSource/pendingOrientation``).
+    let pendingOrientation: ImageOrientation
     /// The geometry, planned on the full size (set by ``ProcessingStep/plan``).
     var plan: GeometryPlan?
     /// The one resampler the request's frames share.
@@ -23,6 +25,7 @@ struct ProcessingContext {
         image = source.image
         reduction = source.reduction
         pageSelected = source.pageSelected
+        pendingOrientation = source.pendingOrientation
         self.options = options
         self.limits = limits
     }

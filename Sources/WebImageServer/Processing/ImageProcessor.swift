@@ -32,12 +32,27 @@ struct ImageProcessor: Sendable {
     func render(
         _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
-        let header = try limits.checkHeader(source.data, format: source.format, page: options.page)
+        // `enforce_thumbnail`: the embedded thumbnail, when there is one, is the source.
+        let thumbnail = options.enforceThumbnail ? EmbeddedThumbnail(source.data, format: source.format) : nil
+        let data = thumbnail?.data ?? source.data, sourceFormat = thumbnail == nil ? source.format : .jpeg
+        var header = try limits.checkHeader(data, format: sourceFormat, page: options.page)
+        if let thumbnail {
+            header = ImageMetadata(format: .jpeg, pixelSize: header.pixelSize, orientation: thumbnail.orientation)
+        }
         // V-5: the result's size and working memory, from the plan, before decoding.
         try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
         decodes.increment()
         let decodeStart = ContinuousClock.now
-        let image = try decode(source.data, format: source.format, options: options, keepAnimation: format.isAnimatable)
+        var image: DecodedSource
+        if let thumbnail {
+            // Small already; decoded whole, then turned by the main image's orientation.
+            var whole = self
+            whole.shrinkOnLoad = false
+            image = try whole.decode(thumbnail.data, format: .jpeg, options: options, keepAnimation: false)
+            if options.autoRotate ?? true { image.pendingOrientation = thumbnail.orientation }
+        } else {
+            image = try decode(data, format: sourceFormat, options: options, keepAnimation: format.isAnimatable)
+        }
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
         let processStart = ContinuousClock.now

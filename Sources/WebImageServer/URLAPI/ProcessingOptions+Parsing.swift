@@ -65,6 +65,9 @@ extension ProcessingOptions {
                 throw args.bad("page must be a whole number from 0 to \(Self.maximumPage)")
             }
             page = number
+        case "enforce_thumbnail", "eth":
+            try args.requireCount(1...1)
+            enforceThumbnail = try args.bool(0)
         case "enlarge", "el":
             try args.requireCount(1...1)
             enlarge = try args.bool(0)

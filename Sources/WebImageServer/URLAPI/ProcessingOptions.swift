@@ -57,6 +57,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `page` (`pg`): the 0-based page of a PDF or TIFF source, or frame of an animated one,
     /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
     public var page: Int?
+    /// `enforce_thumbnail` (`eth`): process the thumbnail embedded in the source (a JPEG's EXIF
+    /// thumbnail) instead of the main image, when there is one.
+    public var enforceThumbnail = false
     /// Names of the presets applied, in order.
     public var presets: [String] = []
 
@@ -90,6 +93,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
         if let page { parts.append("pg:\(page)") }
+        if enforceThumbnail { parts.append("eth:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")
