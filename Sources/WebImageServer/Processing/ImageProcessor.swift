@@ -59,7 +59,7 @@ struct ImageProcessor: Sendable {
         let transformed = try transform(image, options: options)
         metrics.recordStage("process", ContinuousClock.now - processStart)
         let encodeStart = ContinuousClock.now
-        let body = try encode(transformed, as: format, options: options)
+        let body = keepingCopyright(try encode(transformed, as: format, options: options), of: source.data, as: format, options: options)
         metrics.recordStage("encode", ContinuousClock.now - encodeStart)
         // V-5: the maximum result size, checked on the encoded bytes.
         try limits.checkResult(bytes: body.count)

@@ -68,6 +68,9 @@ extension ProcessingOptions {
         case "enforce_thumbnail", "eth":
             try args.requireCount(1...1)
             enforceThumbnail = try args.bool(0)
+        case "keep_copyright", "kcr":
+            try args.requireCount(1...1)
+            keepCopyright = try args.bool(0)
         case "enlarge", "el":
             try args.requireCount(1...1)
             enlarge = try args.bool(0)
