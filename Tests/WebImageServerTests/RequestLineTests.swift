@@ -54,7 +54,7 @@ struct RequestLineTests {
 
     @Test("Given the processing pipeline, then its steps run in the documented order")
     func stepOrder() {
-        #expect(ProcessingPipeline.service.steps.map(\.name) == ["rotate", "trim", "plan", "frames"])
+        #expect(ProcessingPipeline.service.steps.map(\.name) == ["thumbnail-orientation", "page", "rotate", "trim", "plan", "frames"])
         #expect(FrameStep.all.map(\.name) == ["resample", "extend", "flatten", "blur", "sharpen", "pixelate"])
     }
 }

@@ -12,6 +12,10 @@ struct ProcessingContext {
     let reduction: ReducedSource?
     /// The limits the plan is checked against.
     let limits: ProcessingLimits
+    /// Whether the decoder already drew the request's `page` (``DecodedSource/pageSelected``).
+    let pageSelected: Bool
+    /// An orientation the decoder did not apply (``DecodedSource/pendingOrientation``).
+    let pendingOrientation: ImageOrientation
     /// The geometry, planned on the full size (set by ``ProcessingStep/plan``).
     var plan: GeometryPlan?
     /// The one resampler the request's frames share.
@@ -20,6 +24,8 @@ struct ProcessingContext {
     init(source: DecodedSource, options: ProcessingOptions, limits: ProcessingLimits) {
         image = source.image
         reduction = source.reduction
+        pageSelected = source.pageSelected
+        pendingOrientation = source.pendingOrientation
         self.options = options
         self.limits = limits
     }

@@ -8,9 +8,9 @@ struct ProcessingPipeline: Sendable {
     /// The steps, first to last.
     let steps: [ProcessingStep]
 
-    /// The service's steps: rotate, trim, plan (geometry and result limits), then the frame
+    /// The service's steps: the embedded thumbnail's orientation, page (one page or frame), rotate, trim, plan (geometry and result limits), then the frame
     /// steps on every frame (``ProcessingStep/frames``).
-    static let service = ProcessingPipeline(steps: [.rotate, .trim, .plan, .frames])
+    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .rotate, .trim, .plan, .frames])
 
     /// Runs every step on `context`.
     func run(_ context: inout ProcessingContext) throws(ImageServiceError) {

@@ -17,6 +17,9 @@ extension ImageProcessor {
         decodeOptions.firstFrameOnly = !keepAnimation
         limits.applied(to: &decodeOptions)
         do {
+            if let page = options.page {
+                return try decodePage(page, of: data, format: format, decodeOptions: decodeOptions)
+            }
             if shrinkOnLoad, let reduced = try decodeReduced(data, format: format, options: options, decodeOptions: decodeOptions) {
                 return reduced
             }
@@ -28,6 +31,19 @@ extension ImageProcessor {
         } catch {
             throw .unprocessable("\(error)")
         }
+    }
+
+    /// The source for the `page` option: a PDF's page drawn by the decoder; otherwise the first
+    /// frame for page 0 and every frame up to the decoder's limits for a later page, which the
+    /// ``ProcessingStep/page`` step picks (TIFF pages and animation frames are frames).
+    private func decodePage(_ page: Int, of data: Data, format: ImageFormat, decodeOptions: DecodeOptions) throws -> DecodedSource {
+        var pageOptions = decodeOptions
+        if format == .pdf {
+            pageOptions.pageIndex = page
+            return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil, pageSelected: true)
+        }
+        pageOptions.firstFrameOnly = page == 0
+        return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil)
     }
 
     /// `data` decoded reduced when it is a JPEG, a still WebP or a still non-interlaced PNG that

@@ -32,19 +32,34 @@ struct ImageProcessor: Sendable {
     func render(
         _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
-        let header = try limits.checkHeader(source.data, format: source.format)
+        // `enforce_thumbnail`: the embedded thumbnail, when there is one, is the source.
+        let thumbnail = options.enforceThumbnail ? EmbeddedThumbnail(source.data, format: source.format) : nil
+        let data = thumbnail?.data ?? source.data, sourceFormat = thumbnail == nil ? source.format : .jpeg
+        var header = try limits.checkHeader(data, format: sourceFormat, page: options.page)
+        if let thumbnail {
+            header = ImageMetadata(format: .jpeg, pixelSize: header.pixelSize, orientation: thumbnail.orientation)
+        }
         // V-5: the result's size and working memory, from the plan, before decoding.
         try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
         decodes.increment()
         let decodeStart = ContinuousClock.now
-        let image = try decode(source.data, format: source.format, options: options, keepAnimation: format.isAnimatable)
+        var image: DecodedSource
+        if let thumbnail {
+            // Small already; decoded whole, then turned by the main image's orientation.
+            var whole = self
+            whole.shrinkOnLoad = false
+            image = try whole.decode(thumbnail.data, format: .jpeg, options: options, keepAnimation: false)
+            if options.autoRotate ?? true { image.pendingOrientation = thumbnail.orientation }
+        } else {
+            image = try decode(data, format: sourceFormat, options: options, keepAnimation: format.isAnimatable)
+        }
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
         let processStart = ContinuousClock.now
         let transformed = try transform(image, options: options)
         metrics.recordStage("process", ContinuousClock.now - processStart)
         let encodeStart = ContinuousClock.now
-        let body = try encode(transformed, as: format, options: options)
+        let body = keepingCopyright(try encode(transformed, as: format, options: options), of: source.data, as: format, options: options)
         metrics.recordStage("encode", ContinuousClock.now - encodeStart)
         // V-5: the maximum result size, checked on the encoded bytes.
         try limits.checkResult(bytes: body.count)
@@ -60,7 +75,7 @@ struct ImageProcessor: Sendable {
         let oriented = (options.autoRotate ?? true) && metadata.orientation.swapsDimensions
         if oriented != (options.rotate % 180 != 0) { size = PixelSize(width: size.height, height: size.width) }
         let plan = GeometryPlan(source: size, options: options)
-        let frames = keepAnimation ? max(1, metadata.frameCount ?? 1) : 1
+        let frames = keepAnimation && options.page == nil ? max(1, metadata.frameCount ?? 1) : 1
         try ProcessingBudget(limits: limits).check(output: plan.outputSize, frames: frames, options: options)
     }
 

@@ -3,14 +3,27 @@ import WebImage
 
 extension ProcessingLimits {
     /// Reads the header of `data` (detected as `format`) and checks its declared size and
-    /// frames against the source limits, without decoding (SPEC V-5).
+    /// frames against the source limits, without decoding (SPEC V-5). A PDF is described by
+    /// its page `page` (0 when `nil`), the one page drawn, as a single frame.
     /// - Throws: ``ImageServiceError/notAnImage``, ``ImageServiceError/tooLarge(_:)``, or
-    ///   ``ImageServiceError/unprocessable(_:)`` for a header that cannot be read.
-    func checkHeader(_ data: Data, format: ImageFormat) throws(ImageServiceError) -> ImageMetadata {
+    ///   ``ImageServiceError/unprocessable(_:)`` for a header that cannot be read (a PDF page
+    ///   past the last one included).
+    func checkHeader(_ data: Data, format: ImageFormat, page: Int? = nil) throws(ImageServiceError) -> ImageMetadata {
         let metadata: ImageMetadata
-        do { metadata = try ImageHeaderReader.read(data, format: format) } catch {
-            if format == .unknown { throw .notAnImage }
-            throw .unprocessable("unreadable header")
+        if format == .pdf {
+            do {
+                let document = try PDFCoder(pageIndex: page ?? 0).readMetadata(data)
+                metadata = ImageMetadata(format: .pdf, pixelSize: document.pixelSize, frameCount: 1, isAnimated: false, hasAlpha: false)
+            } catch let error as WebImageError {
+                throw .unprocessable(error.description)
+            } catch {
+                throw .unprocessable("unreadable header")
+            }
+        } else {
+            do { metadata = try ImageHeaderReader.read(data, format: format) } catch {
+                if format == .unknown { throw .notAnImage }
+                throw .unprocessable("unreadable header")
+            }
         }
         let pixels = metadata.pixelSize.pixelCount
         guard pixels <= maxSourcePixels else {

@@ -3,6 +3,8 @@ import Foundation
 extension ProcessingOptions {
     /// Presets may name presets; deeper nesting than this is refused (and stops cycles).
     static let maximumPresetDepth = 8
+    /// The largest `page` accepted (a larger one cannot name a page any source is allowed).
+    static let maximumPage = 9_999
 
     /// Options from URL segments: the `default` preset first (if defined), then each segment.
     public static func parse(segments: [String], presets: PresetTable) throws(ImageServiceError) -> ProcessingOptions {
@@ -57,6 +59,18 @@ extension ProcessingOptions {
             try args.requireCount(1...4)
             extendAspectRatio = try args.bool(0)
             if args.values.count > 1 { extendAspectRatioGravity = try args.gravity(from: 1, allowSmart: false) }
+        case "page", "pg":
+            try args.requireCount(1...1)
+            guard let number = Int(args.values[0]), number >= 0, number <= Self.maximumPage else {
+                throw args.bad("page must be a whole number from 0 to \(Self.maximumPage)")
+            }
+            page = number
+        case "enforce_thumbnail", "eth":
+            try args.requireCount(1...1)
+            enforceThumbnail = try args.bool(0)
+        case "keep_copyright", "kcr":
+            try args.requireCount(1...1)
+            keepCopyright = try args.bool(0)
         case "enlarge", "el":
             try args.requireCount(1...1)
             enlarge = try args.bool(0)

@@ -56,6 +56,15 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var returnAttachment: Bool?
     public var filename: String?
     public var skipProcessing: Set<OutputFormat> = []
+    /// `page` (`pg`): the 0-based page of a PDF or TIFF source, or frame of an animated one,
+    /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
+    public var page: Int?
+    /// `enforce_thumbnail` (`eth`): process the thumbnail embedded in the source (a JPEG's EXIF
+    /// thumbnail) instead of the main image, when there is one.
+    public var enforceThumbnail = false
+    /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
+    /// result, the only metadata it then carries.
+    public var keepCopyright = false
     /// Names of the presets applied, in order.
     public var presets: [String] = []
 
@@ -89,6 +98,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("rot:\(rotate)")
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
+        if let page { parts.append("pg:\(page)") }
+        if enforceThumbnail { parts.append("eth:1") }
+        if keepCopyright { parts.append("kcr:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")

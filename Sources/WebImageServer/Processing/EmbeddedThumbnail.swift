@@ -1,0 +1,20 @@
+import Foundation
+import WebImage
+
+/// The thumbnail embedded in a source, for `enforce_thumbnail`: a JPEG's EXIF thumbnail
+/// (``EXIFThumbnail``), with the main image's EXIF orientation, which a thumbnail shares with
+/// the image it was made from.
+struct EmbeddedThumbnail: Sendable {
+    /// The thumbnail's own JPEG file.
+    let data: Data
+    /// The main image's EXIF orientation (`.up` when it has none).
+    let orientation: ImageOrientation
+
+    /// The thumbnail of `data` (detected as `format`), or `nil` when the source has none this
+    /// service can reach: only JPEG sources' EXIF thumbnails are read.
+    init?(_ data: Data, format: ImageFormat) {
+        guard format == .jpeg, let thumbnail = EXIFThumbnail.jpeg(in: data) else { return nil }
+        self.data = thumbnail
+        orientation = EXIFOrientation.orientation(fromJPEG: data) ?? .up
+    }
+}
