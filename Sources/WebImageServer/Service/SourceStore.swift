@@ -33,7 +33,8 @@ struct SourceImage: Sendable {
 }
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
-/// policy, the disk cache as source cache; `local://` under the configured root.
+/// policy, the disk cache as source cache; `s3://` through the same downloader, signed for the
+/// configured endpoint (``ImageServiceConfiguration/s3``); `local://` under the configured root.
 final class SourceStore: Sendable {
     let downloader: ImageDownloader
     let diskCache: DiskCache?
@@ -51,6 +52,7 @@ final class SourceStore: Sendable {
         downloaderConfiguration.maximumDownloadDuration = configuration.downloadTimeout
         downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
         downloaderConfiguration.maxConcurrentDownloads = 64
+        if let s3 = configuration.s3 { downloaderConfiguration.requestModifier = S3RequestSigner(s3) }
         downloader = ImageDownloader(configuration: downloaderConfiguration)
         diskCache = configuration.cacheDirectory.map {
             DiskCache(directory: $0, configuration: DiskCacheConfiguration(maxDiskAge: configuration.cacheMaxAge, maxDiskSize: configuration.cacheMaxSize))
@@ -71,6 +73,15 @@ final class SourceStore: Sendable {
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
         if lower.hasPrefix("local://") {
             guard configuration.localRoot != nil else { throw .sourceNotAllowed("local sources are off") }
+            return
+        }
+        if lower.hasPrefix("s3://") {
+            guard let s3 = configuration.s3 else { throw .sourceNotAllowed("S3 sources are off (--use-s3)") }
+            // The bucket rules are checked here, before anything is sent to the endpoint.
+            guard let url = URL(string: source), let location = try? S3ObjectLocation(url) else {
+                throw .badURL("not an s3://bucket/key[?versionId=…] URL")
+            }
+            if let reason = s3.refusalReason(forBucket: location.bucket) { throw .sourceNotAllowed(reason) }
             return
         }
         throw .sourceNotAllowed("unsupported scheme")
