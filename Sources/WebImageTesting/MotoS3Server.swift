@@ -2,7 +2,7 @@ import Foundation
 
 /// An S3-compatible server for tests: moto's server mode, started on 127.0.0.1 on a free port by
 /// `scripts/moto-s3.py`, checking AWS Signature Version 4 with an access key it creates, holding
-/// the objects given to ``start(objects:)``, and logging every request (``requests()``).
+/// the objects given to ``start(objects:hangGuard:)``, and logging every request (``requests()``).
 ///
 /// It needs Python with moto's server mode: `.build-s3-venv` (made by `make setup`, through
 /// `scripts/s3-venv.sh`), else `python3` on the `PATH`, or the interpreter named by
