@@ -114,10 +114,17 @@ public final class MotoS3Server: Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// Stops the server and removes its files.
+    /// Stops the server and removes its files: closes its standard input, and terminates it if
+    /// it is still running 30 seconds later (a hang guard: another child process may have
+    /// inherited the pipe's write end, so the end of input is not guaranteed to arrive).
     public func stop() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 }
