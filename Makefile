@@ -5,11 +5,17 @@ SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
   bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references \
-  placeholder-references
+  placeholder-references sigv4-references
 
-## setup: install the missing Debian packages (idempotent; no-op when present)
+## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
+## botocore, moto[server]) (idempotent; no-op when present)
 setup:
 	@bash scripts/setup.sh
+	@bash scripts/s3-venv.sh >/dev/null
+
+## sigv4-references: regenerate Tests/Fixtures/sigv4/references.json with botocore's signer
+sigv4-references: setup
+	"$$(bash scripts/s3-venv.sh)" scripts/sigv4-references.py
 
 ## build: build every target (debug)
 build: setup

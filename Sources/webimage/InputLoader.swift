@@ -2,13 +2,13 @@ import Foundation
 import Synchronization
 import WebImage
 
-/// Reads the inputs of `info` and `convert`: a file path, or an `http`, `https`, `file` or
+/// Reads the inputs of `info` and `convert`: a file path, or an `http`, `https`, `s3`, `file` or
 /// `data` URL whose bytes are loaded through the library's loaders (``LocalImageLoader`` and
 /// ``ImageDownloader``, undecoded). One loader chain serves a whole command; call
 /// ``shutdown()`` when done.
 final class InputLoader: Sendable {
     /// The URL schemes read through the loaders; anything else is a path.
-    static let schemes: Set<String> = ["http", "https", "file", "data"]
+    static let schemes: Set<String> = ["http", "https", "s3", "file", "data"]
 
     private let downloader: ImageDownloader
     private let loaders: LoadersManager
@@ -22,6 +22,7 @@ final class InputLoader: Sendable {
         configuration.downloadTimeout = timeout
         maxTime.apply(to: &configuration)
         configuration.addressPolicy = addressPolicy
+        configuration.requestModifier = S3Sources.requestModifier()
         downloader = ImageDownloader(configuration: configuration)
         loaders = LoadersManager(loaders: [LocalImageLoader(), downloader])
     }

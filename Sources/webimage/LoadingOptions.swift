@@ -37,6 +37,7 @@ struct LoadingOptions: ParsableArguments {
         configuration.maxConcurrentDownloads = concurrency
         configuration.downloadTimeout = timeout
         configuration.addressPolicy = addressPolicy.policy
+        configuration.requestModifier = S3Sources.requestModifier()
         maxTime.apply(to: &configuration)
         let downloader = ImageDownloader(configuration: configuration)
         let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [LocalImageLoader(), downloader]))

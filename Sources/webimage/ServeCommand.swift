@@ -42,6 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: Self.help("salt")) var salt: [String] = []
     @Option(name: .customLong("signature-size"), help: Self.help("signature-size")) var signatureSize: String?
     @Option(name: .customLong("allow-source"), help: Self.help("allow-source")) var allowSource: [String] = []
+    @Option(name: .customLong("use-s3"), help: Self.help("use-s3")) var useS3: String?
+    @Option(name: .customLong("s3-endpoint"), help: Self.help("s3-endpoint")) var s3Endpoint: String?
+    @Option(name: .customLong("s3-region"), help: Self.help("s3-region")) var s3Region: String?
+    @Option(name: .customLong("s3-endpoint-use-path-style"), help: Self.help("s3-endpoint-use-path-style")) var s3PathStyle: String?
+    @Option(name: .customLong("s3-allowed-bucket"), help: Self.help("s3-allowed-bucket")) var s3AllowedBucket: [String] = []
+    @Option(name: .customLong("s3-denied-bucket"), help: Self.help("s3-denied-bucket")) var s3DeniedBucket: [String] = []
     @Option(name: .customLong("allow-network"), help: Self.help("allow-network")) var allowNetwork: [String] = []
     @Option(name: .customLong("allow-address"), help: Self.help("allow-address")) var allowAddress: [String] = []
     @Option(name: .customLong("download-timeout"), help: Self.help("download-timeout")) var downloadTimeout: String?
@@ -61,7 +67,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fallback-image-ttl"), help: Self.help("fallback-image-ttl")) var fallbackImageTTL: String?
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
-    static let booleanSettings: Set<String> = ["auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg"]
+    static let booleanSettings: Set<String> = [
+        "auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
+    ]
 
     /// A flag's help from the settings table: what it does and its default.
     static func help(_ name: String) -> ArgumentHelp {
@@ -109,11 +117,13 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),
             ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
             ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
+            ("use-s3", useS3), ("s3-endpoint", s3Endpoint), ("s3-region", s3Region), ("s3-endpoint-use-path-style", s3PathStyle),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }
         let repeated: [(String, [String])] = [
             ("preset", preset), ("key", key), ("salt", salt), ("allow-source", allowSource),
-            ("allow-network", allowNetwork), ("allow-address", allowAddress),
+            ("allow-network", allowNetwork), ("allow-address", allowAddress), ("s3-allowed-bucket", s3AllowedBucket),
+            ("s3-denied-bucket", s3DeniedBucket),
         ]
         for (name, list) in repeated where !list.isEmpty { flags[name] = list }
 

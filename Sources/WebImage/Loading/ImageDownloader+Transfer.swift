@@ -89,16 +89,19 @@ extension ImageDownloader {
         _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, resuming resumed: ResumableDataStore.Entry?,
         deadline: NIODeadline, attempt: Int = 0
     ) {
-        let request: HTTPClient.Request
+        let built: BuiltRequest
         do {
             guard !record.isCancelled else { throw WebImageError.cancelled }
-            request = try buildRequest(setup, resuming: resumed)
+            built = try buildRequest(setup, resuming: resumed)
         } catch {
             if let resumed { resumableData.store(resumed, for: setup.key.url) }
             completeTransfer(id, setup: setup, record: record, .failure(error))
             return
         }
-        let delegate = TransferDelegate(downloader: self, id: id, setup: setup, record: record, resumed: resumed)
+        let request = built.request
+        let delegate = TransferDelegate(
+            downloader: self, id: id, setup: setup, record: record, resumed: resumed, guardedOrigin: built.guardedOrigin)
+        let client = built.mapped ? (endpointClient ?? self.client) : self.client
         let task = client.execute(request: request, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
         record.attach { task.cancel() }
         task.futureResult.whenComplete { result in
@@ -186,7 +189,7 @@ extension ImageDownloader {
         // AsyncHTTPClient follows redirects to http and https only and hands any other as the
         // final response: refuse it by name (SPEC R-1), not as a bad status code.
         if let target = RedirectTarget.url(status: head.status, headers: head.headers, from: finalURL),
-            !canRequestImage(for: target)
+            !["http", "https"].contains(target.scheme?.lowercased() ?? "")
         {
             throw WebImageError.unsupportedURL(scheme: target.scheme?.lowercased() ?? "")
         }
@@ -237,8 +240,9 @@ extension ImageDownloader {
     }
 
     /// The request D-5 describes: default headers, the range of a resumed download,
-    /// credentials, validators, cookies, then the context's request modifier.
-    func buildRequest(_ setup: DownloadSetup, resuming resumed: ResumableDataStore.Entry? = nil) throws -> HTTPClient.Request {
+    /// credentials, validators, cookies, then the context's request modifier, then the
+    /// downloader's (``ImageDownloaderConfiguration/requestModifier``).
+    func buildRequest(_ setup: DownloadSetup, resuming resumed: ResumableDataStore.Entry? = nil) throws -> BuiltRequest {
         guard canRequestImage(for: setup.key.url) else { throw ImageLoaders.unsupportedURLError(setup.key.url) }
         if let egressStartFailure { throw egressStartFailure }
         var request = ImageDownloadRequest(url: setup.key.url, headers: configuration.headers)
@@ -262,6 +266,24 @@ extension ImageDownloader {
             }
             request = modified
         }
+        var guardedOrigin: URL?
+        var mapped = false
+        if let modifier = configuration.requestModifier {
+            let before = request
+            do {
+                request = try modifier.modify(request)
+            } catch let error as WebImageError {
+                throw error
+            } catch {
+                throw WebImageError.invalidDownloadOperation(reason: "the downloader's request modifier failed: \(error)")
+            }
+            if request.url != before.url || request.headers != before.headers || request.method != before.method {
+                guardedOrigin = request.url
+            }
+            if let scheme = before.url.scheme?.lowercased(), modifier.mappedSchemes.contains(scheme) {
+                mapped = true
+            }
+        }
         // Checked after the modifier, which may have changed the URL: the client must never
         // see a URL it would trap on (see RequestURLCheck).
         if let problem = RequestURLCheck.problem(with: request.url) {
@@ -276,9 +298,10 @@ extension ImageDownloader {
             tls = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
             tls?.certificateVerification = .none
         }
-        return try HTTPClient.Request(
+        let built = try HTTPClient.Request(
             url: request.url.absoluteString, method: HTTPMethod(rawValue: request.method), headers: headers,
             tlsConfiguration: tls)
+        return BuiltRequest(request: built, guardedOrigin: guardedOrigin, mapped: mapped)
     }
 
     /// The response checks of D-6, in order: 304, status, content type, declared size.

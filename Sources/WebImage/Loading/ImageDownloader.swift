@@ -32,6 +32,11 @@ public final class ImageDownloader: ImageLoader {
     /// The cookie store used for requests with `handleCookies`.
     public let cookieJar: CookieJar
     let client: HTTPClient
+    /// The client of requests the ``ImageDownloaderConfiguration/requestModifier`` mapped from
+    /// one of its schemes (`s3://`) to the operator's endpoint, when the address policy's
+    /// egress proxy is on: the endpoint is a setting, not a stranger's URL, so these connect
+    /// without the proxy. `nil` when every request uses ``client``.
+    let endpointClient: HTTPClient?
     /// The egress proxy enforcing ``ImageDownloaderConfiguration/addressPolicy`` (SPEC R-1), or
     /// `nil` for a permissive policy.
     let egressProxy: EgressProxy?
@@ -75,6 +80,11 @@ public final class ImageDownloader: ImageLoader {
         self.egressStartFailure = egressStartFailure
         self.client = HTTPClient(
             eventLoopGroup: group, configuration: Self.clientConfiguration(configuration, proxyPort: egressProxy?.port))
+        if egressProxy != nil, let modifier = configuration.requestModifier, !modifier.mappedSchemes.isEmpty {
+            self.endpointClient = HTTPClient(eventLoopGroup: group, configuration: Self.clientConfiguration(configuration))
+        } else {
+            self.endpointClient = nil
+        }
         self.state = Mutex(
             LockedState(
                 machine: DownloaderStateMachine(
@@ -87,6 +97,7 @@ public final class ImageDownloader: ImageLoader {
         if !alreadyShutDown {
             // Never block in deinit; the client finishes shutting down on its event loop.
             _ = client.shutdown()
+            _ = endpointClient?.shutdown()
         }
         egressProxy?.shutdown()
     }
@@ -130,15 +141,17 @@ public final class ImageDownloader: ImageLoader {
         }
         for record in records { record.cancelTask() }
         defer { egressProxy?.shutdown() }
+        try? await endpointClient?.shutdown()
         try await client.shutdown()
     }
 
     // MARK: ImageLoader
 
-    /// HTTP and HTTPS URLs.
+    /// HTTP and HTTPS URLs, and those of the schemes the
+    /// ``ImageDownloaderConfiguration/requestModifier`` maps (``DownloaderRequestModifier/mappedSchemes``).
     public func canRequestImage(for url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        return scheme == "http" || scheme == "https" || configuration.requestModifier?.mappedSchemes.contains(scheme) == true
     }
 
     /// Downloads `url` as an ``ImageLoader`` (see ``downloadImage(with:options:context:progress:completed:)``).

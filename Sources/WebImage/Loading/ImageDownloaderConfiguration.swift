@@ -46,6 +46,14 @@ public struct ImageDownloaderConfiguration: Sendable {
     ]
     /// Basic-auth credentials sent with every request (`Authorization: Basic …`).
     public var credentials: Credentials?
+    /// Changes every request this downloader sends, after the per-load
+    /// ``WebImageContext/requestModifier`` (default `nil`). See ``DownloaderRequestModifier``
+    /// for when it runs again (revalidations, resumed ranges, resends) and why the headers it
+    /// sets never follow a redirect to another host.
+    public var requestModifier: (any DownloaderRequestModifier)?
+    /// The most bytes of a refused response's body read for
+    /// ``DownloaderRequestModifier/refusal(_:body:)`` (default 16 KiB); the rest is not read.
+    public var refusalBodyLimit: Int = 16 * 1024
     /// Acceptable status codes (default 200–299). 304 always fails with `cacheNotModified`.
     public var acceptableStatusCodes: Set<Int> = Set(200..<300)
     /// Acceptable MIME types (`image/png`, …), or `nil` (default) to accept any.

@@ -34,6 +34,8 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     private let id: DownloadID
     private let setup: ImageDownloader.DownloadSetup
     private let record: DownloadRecord
+    /// The origin redirects must stay on (see ``BuiltRequest/guardedOrigin``).
+    private let guardedOrigin: URL?
     private let state = Mutex(State())
 
     /// Mutated on the event loop, and by a pool job while the event loop waits for it (the
@@ -55,16 +57,20 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         var headReceived = false
         /// The validator to resume this response with, when it can be resumed.
         var resumeValidator: (value: String, isEntityTag: Bool)?
+        /// A response refused for its status whose first bytes are read for the downloader's
+        /// request modifier to describe (``DownloaderRequestModifier/refusal(_:body:)``).
+        var refused: (error: WebImageError, response: ImageResponseInfo)?
     }
 
     init(
         downloader: ImageDownloader, id: DownloadID, setup: ImageDownloader.DownloadSetup, record: DownloadRecord,
-        resumed: ResumableDataStore.Entry?
+        resumed: ResumableDataStore.Entry?, guardedOrigin: URL? = nil
     ) {
         self.downloader = downloader
         self.id = id
         self.setup = setup
         self.record = record
+        self.guardedOrigin = guardedOrigin
         state.withLock { $0.resumed = resumed }
     }
 
@@ -82,6 +88,13 @@ final class TransferDelegate: HTTPClientResponseDelegate {
             task.fail(
                 reason: WebImageError.invalidDownloadResponse(
                     reason: "the server redirected to an invalid URL \(target.absoluteString.prefix(200)) (\(problem))"))
+        } else if let target, let guardedOrigin, !BuiltRequest.sameOrigin(target, guardedOrigin) {
+            // The headers the downloader's request modifier set may be credentials: none of them
+            // go to another origin, so the redirect is not followed.
+            task.fail(
+                reason: WebImageError.invalidDownloadResponse(
+                    reason: "the server redirected to another host (\(target.host ?? "")), and the request carries "
+                        + "headers of the downloader's request modifier, which never follow a redirect to another host"))
         }
     }
 
@@ -129,11 +142,33 @@ final class TransferDelegate: HTTPClientResponseDelegate {
             }
             return task.eventLoop.makeSucceededVoidFuture()
         } catch {
+            if let refusal = error as? WebImageError, case .invalidDownloadStatusCode = refusal, guardedOrigin != nil,
+                downloader.configuration.requestModifier?.describesRefusals == true
+            {
+                let response = ImageResponseInfo(
+                    statusCode: Int(head.status.code), url: finalURL ?? setup.key.url,
+                    headers: head.headers.map { HTTPHeaderField(name: $0.name, value: $0.value) })
+                state.withLock {
+                    $0.refused = (refusal, response)
+                    $0.data = Data()
+                }
+                return task.eventLoop.makeSucceededVoidFuture()
+            }
             return task.eventLoop.makeFailedFuture(error)
         }
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<ReceivedBody>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let refusalLimit = max(0, downloader.configuration.refusalBodyLimit)
+        let collectingRefusal = state.withLock { state -> Bool in
+            guard state.refused != nil else { return false }
+            let room = refusalLimit - state.data.count
+            if room > 0 {
+                buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0.prefix(room)) }
+            }
+            return true
+        }
+        if collectingRefusal { return task.eventLoop.makeSucceededVoidFuture() }
         let limit = downloader.configuration.maximumResponseSize
         let appended = state.withLock { state -> (received: Int64, report: Bool)? in
             guard Int64(state.data.count) + Int64(buffer.readableBytes) <= limit else { return nil }
@@ -168,6 +203,9 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     func didReceiveError(task: HTTPClient.Task<ReceivedBody>, _ error: any Error) {}
 
     func didFinishRequest(task: HTTPClient.Task<ReceivedBody>) throws -> ReceivedBody {
+        if case let (error, response, body)? = state.withLock({ state in state.refused.map { ($0.error, $0.response, state.data) } }) {
+            throw downloader.configuration.requestModifier?.refusal(response, body: body) ?? error
+        }
         let finished = state.withLock { state -> ReceivedBody? in
             guard let info = state.info else { return nil }
             return ReceivedBody(

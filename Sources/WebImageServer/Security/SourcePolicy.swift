@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// Which sources the service may read (SPEC V-4): the allow-list of prefixes, the schemes
 /// (`http`, `https`, and `local://` under the configured root only) and the root itself, which
@@ -10,13 +11,18 @@ struct SourcePolicy: Sendable {
     let allowedPrefixes: [String]
     /// The directory `local://` sources are read from; `nil` refuses them.
     let localRoot: URL?
+    /// Object storage for `s3://` sources (`--use-s3`); `nil` refuses them.
+    let s3: S3Configuration?
 
     init(configuration: ImageServiceConfiguration) {
         allowedPrefixes = configuration.allowedSourcePrefixes.map { (try? SourceURLNormalizer.normalize($0)) ?? $0 }
         localRoot = configuration.localRoot
+        s3 = configuration.s3
     }
 
-    /// Refuses sources outside the allow-list, unknown schemes and `local://` without a root.
+    /// Refuses sources outside the allow-list, unknown schemes, `local://` without a root, and
+    /// `s3://` without `--use-s3` or in a bucket the bucket rules refuse — before anything is
+    /// sent to the endpoint.
     /// `source` is normalised (``SourceURLNormalizer``).
     func check(_ source: String) throws(ImageServiceError) {
         if !allowedPrefixes.isEmpty, !allowedPrefixes.contains(where: { source.hasPrefix($0) }) {
@@ -26,6 +32,14 @@ struct SourcePolicy: Sendable {
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
         if lower.hasPrefix("local://") {
             guard localRoot != nil else { throw .sourceNotAllowed("local sources are off") }
+            return
+        }
+        if lower.hasPrefix("s3://") {
+            guard let s3 else { throw .sourceNotAllowed("S3 sources are off (--use-s3)") }
+            guard let url = URL(string: source), let location = try? S3ObjectLocation(url) else {
+                throw .badURL("not an s3://bucket/key[?versionId=…] URL")
+            }
+            if let reason = s3.refusalReason(forBucket: location.bucket) { throw .sourceNotAllowed(reason) }
             return
         }
         throw .sourceNotAllowed("unsupported scheme")

@@ -36,6 +36,9 @@ public struct ImageServiceConfiguration: Sendable {
     public var localRoot: URL?
     /// Source URL prefixes allowed; empty = any.
     public var allowedSourcePrefixes: [String] = []
+    /// How `s3://bucket/key` sources are read (endpoint, region, credentials, allowed and
+    /// denied buckets; `--use-s3`); `nil` (default) = `s3://` refused.
+    public var s3: S3Configuration?
     /// Which resolved addresses sources may come from (SPEC R-1): public only by default.
     public var addressPolicy: AddressPolicy = .publicInternetOnly
     /// Renders running at once (default: the core count).

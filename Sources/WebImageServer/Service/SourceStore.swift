@@ -3,7 +3,8 @@ import Foundation
 import WebImage
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
-/// policy, the disk cache as source cache; `local://` under the configured root.
+/// policy, the disk cache as source cache; `s3://` through the same downloader, signed for the
+/// configured endpoint (``ImageServiceConfiguration/s3``); `local://` under the configured root.
 final class SourceStore: Sendable {
     let downloader: ImageDownloader
     let diskCache: DiskCache?
@@ -21,6 +22,7 @@ final class SourceStore: Sendable {
         downloaderConfiguration.maximumDownloadDuration = configuration.downloadTimeout
         downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
         downloaderConfiguration.maxConcurrentDownloads = 64
+        if let s3 = configuration.s3 { downloaderConfiguration.requestModifier = S3RequestSigner(s3) }
         downloader = ImageDownloader(configuration: downloaderConfiguration)
         diskCache = configuration.cacheDirectory.map {
             DiskCache(directory: $0, configuration: DiskCacheConfiguration(maxDiskAge: configuration.cacheMaxAge, maxDiskSize: configuration.cacheMaxSize))

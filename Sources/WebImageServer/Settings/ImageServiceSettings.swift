@@ -43,6 +43,12 @@ public enum ImageServiceSettings {
         Setting(name: "salt", meaning: "hex signing salt", defaultValue: "none", repeatable: true),
         Setting(name: "signature-size", meaning: "bytes of HMAC kept in signatures (1-32)", defaultValue: "32", repeatable: false),
         Setting(name: "allow-source", meaning: "allowed source URL prefix", defaultValue: "any", repeatable: true),
+        Setting(name: "use-s3", meaning: "read s3://bucket/key sources, with the credentials of the AWS_* variables or ~/.aws files", defaultValue: "false", repeatable: false),
+        Setting(name: "s3-endpoint", meaning: "S3 endpoint URL (MinIO, moto, …)", defaultValue: "AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS", repeatable: false),
+        Setting(name: "s3-region", meaning: "S3 region requests are signed for", defaultValue: "AWS_REGION, AWS_DEFAULT_REGION, else us-east-1", repeatable: false),
+        Setting(name: "s3-endpoint-use-path-style", meaning: "path-style S3 URLs (endpoint/bucket/key); false = virtual-host style", defaultValue: "true with an endpoint", repeatable: false),
+        Setting(name: "s3-allowed-bucket", meaning: "bucket s3:// sources may name", defaultValue: "any", repeatable: true),
+        Setting(name: "s3-denied-bucket", meaning: "bucket s3:// sources may not name", defaultValue: "none", repeatable: true),
         Setting(name: "allow-network", meaning: "address class allowed for sources: loopback, private, link-local", defaultValue: "none (public only)", repeatable: true),
         Setting(name: "allow-address", meaning: "CIDR range allowed for sources", defaultValue: "none", repeatable: true),
         Setting(name: "download-timeout", meaning: "seconds a source download may take (then 504)", defaultValue: "10", repeatable: false),
@@ -98,8 +104,11 @@ public enum ImageServiceSettings {
         base.merging(overrides) { _, new in new }
     }
 
-    /// The configuration and bind address the values describe.
-    public static func configuration(from values: [String: [String]]) throws(Problem) -> (ImageServiceConfiguration, host: String, port: Int) {
+    /// The configuration and bind address the values describe. `environment` (default: the
+    /// process's) gives the AWS credentials, region and endpoint of `use-s3`.
+    public static func configuration(
+        from values: [String: [String]], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(Problem) -> (ImageServiceConfiguration, host: String, port: Int) {
         var configuration = ImageServiceConfiguration()
         func one(_ name: String) -> String? { values[name]?.last }
         func int(_ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int? {
@@ -158,6 +167,11 @@ public enum ImageServiceSettings {
         }
         if let value = try int("signature-size", 1...32) { configuration.signatureSize = value }
         configuration.allowedSourcePrefixes = values["allow-source"] ?? []
+        if try bool("use-s3") == true {
+            configuration.s3 = try s3Configuration(
+                values, endpoint: one("s3-endpoint"), region: one("s3-region"), pathStyle: try bool("s3-endpoint-use-path-style"),
+                environment: environment)
+        }
         for network in values["allow-network"] ?? [] {
             switch network {
             case "loopback": configuration.addressPolicy.deniedClasses.remove(.loopback)
@@ -240,5 +254,33 @@ public enum ImageServiceSettings {
             throw Problem(description: "result-store: '\(path)' is not an existing directory")
         }
         return DirectoryResultStore(directory: URL(fileURLWithPath: path, isDirectory: true), maxEntryBytes: maxEntryBytes)
+    }
+
+    /// The S3 settings of `use-s3`: the AWS variables and files, then the `s3-*` settings.
+    private static func s3Configuration(
+        _ values: [String: [String]], endpoint: String?, region: String?, pathStyle: Bool?, environment: [String: String]
+    ) throws(Problem) -> S3Configuration {
+        let settings: AWSSettings
+        do {
+            settings = try AWSSettings.resolve(environment: environment)
+        } catch {
+            throw Problem(description: "use-s3: \(error)")
+        }
+        var s3 = S3Configuration(settings: settings)
+        if let endpoint {
+            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false
+            else { throw Problem(description: "s3-endpoint: '\(endpoint)' is not an http or https URL") }
+            s3.endpoint = url
+        }
+        if let region {
+            guard !region.isEmpty, region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw Problem(description: "s3-region: '\(region)' is not a region name")
+            }
+            s3.region = region
+        }
+        if let pathStyle { s3.pathStyle = pathStyle }
+        if let allowed = values["s3-allowed-bucket"], !allowed.isEmpty { s3.allowedBuckets = Set(allowed) }
+        s3.deniedBuckets = Set(values["s3-denied-bucket"] ?? [])
+        return s3
     }
 }

@@ -3,6 +3,14 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+// Named so that the socket types below resolve to the C library's module whichever module
+// (CNIOLinux, through NIO) the compiler happened to load them from first.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The downloader's in-process egress proxy (SPEC R-1; the design of Stripe's Smokescreen): an
 /// HTTP `CONNECT` proxy on a loopback port that AsyncHTTPClient is configured to use, so every
 /// connection — `http` and `https`, the first request and each redirect — is opened by
