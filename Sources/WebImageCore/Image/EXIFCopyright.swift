@@ -26,7 +26,7 @@ public struct EXIFCopyright: Sendable, Equatable {
     /// `data` is neither, or carries neither tag.
     public static func read(from data: Data) -> EXIFCopyright? {
         data.withUnsafeBytes { raw -> EXIFCopyright? in
-            if let range = EXIFThumbnail.exifTIFFRange(inJPEG: raw) {
+            if let range = TIFFBlock.exifRange(inJPEG: raw) {
                 return read(fromTIFF: UnsafeRawBufferPointer(rebasing: raw[range]))
             }
             return read(fromTIFF: raw)
@@ -35,22 +35,8 @@ public struct EXIFCopyright: Sendable, Equatable {
 
     /// The two tags of IFD0 of the TIFF block `b`.
     static func read(fromTIFF b: UnsafeRawBufferPointer) -> EXIFCopyright? {
-        guard b.count >= 8 else { return nil }
-        let littleEndian: Bool
-        switch (b[0], b[1]) {
-        case (0x49, 0x49): littleEndian = true
-        case (0x4D, 0x4D): littleEndian = false
-        default: return nil
-        }
-        func u16(_ offset: Int) -> Int? {
-            guard offset >= 0, offset <= b.count - 2 else { return nil }
-            let (a, c) = (Int(b[offset]), Int(b[offset + 1]))
-            return littleEndian ? a | c << 8 : a << 8 | c
-        }
-        func u32(_ offset: Int) -> Int? {
-            guard let first = u16(offset), let second = u16(offset + 2) else { return nil }
-            return littleEndian ? first | second << 16 : first << 16 | second
-        }
+        guard let block = TIFFBlock(b), let ifd0 = block.firstDirectoryOffset else { return nil }
+        let u16 = block.u16, u32 = block.u32
         func ascii(_ entry: Int) -> [UInt8]? {
             guard u16(entry + 2) == 2, let count = u32(entry + 4), count > 0 else { return nil }
             let start = count <= 4 ? entry + 8 : u32(entry + 8) ?? -1
@@ -59,10 +45,8 @@ public struct EXIFCopyright: Sendable, Equatable {
             while value.last == 0 { value.removeLast() }
             return value.isEmpty ? nil : value
         }
-        guard u16(2) == 42, let ifd0 = u32(4), ifd0 >= 8, let declared = u16(ifd0) else { return nil }
         var copyright: [UInt8]?, artist: [UInt8]?
-        for index in 0..<min(declared, max(0, (b.count - ifd0 - 2) / 12)) {
-            let entry = ifd0 + 2 + index * 12
+        for entry in block.entries(at: ifd0) {
             switch u16(entry) {
             case 0x8298: copyright = ascii(entry)
             case 0x013B: artist = ascii(entry)
