@@ -10,20 +10,7 @@ extension ImageService {
         do {
             let request = try ParsedInfoRequest(
                 path: path, signer: signer, presets: configuration.presets, policy: sources.policy, now: now())
-            guard gate.enter() else {
-                metrics.queueRejected()
-                throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
-            }
-            metrics.setQueue(depth: gate.count)
-            return try await withProcessingDeadline(
-                seconds: configuration.processingTimeout,
-                whenStopped: { [gate, metrics] in
-                    gate.leave()
-                    metrics.setQueue(depth: gate.count)
-                }
-            ) { [self] in
-                try await produceInfo(request, ifNoneMatch: ifNoneMatch)
-            }
+            return try await admitted { [self] in try await produceInfo(request, ifNoneMatch: ifNoneMatch) }
         } catch {
             let json = accept?.lowercased().contains("application/json") == true
             switch error {

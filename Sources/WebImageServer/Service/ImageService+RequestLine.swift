@@ -3,10 +3,15 @@ import NIOCore
 import WebImage
 
 extension ImageService {
-    /// Renders a parsed request under admission and the processing deadline: one place per
-    /// request from fetch to encode (`workers` run, `queue` wait, the rest 429), and the answer
-    /// at the deadline at the latest (SPEC V-5, V-8).
+    /// Renders a parsed request under admission and the processing deadline (``admitted(_:)``).
     func render(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+        try await admitted { [self] in try await produce(request, ifNoneMatch: ifNoneMatch) }
+    }
+
+    /// `work` under admission and the processing deadline, for images and `/info` alike: one
+    /// place per request from fetch to encode (`workers` run, `queue` wait, the rest 429), and
+    /// the answer at the deadline at the latest (SPEC V-5, V-8).
+    func admitted(_ work: @escaping @Sendable () async throws -> ServiceReply) async throws -> ServiceReply {
         guard gate.enter() else {
             metrics.queueRejected()
             throw ImageServiceError.queueFull(retryAfter: configuration.retryAfter)
@@ -19,10 +24,9 @@ extension ImageService {
             whenStopped: { [gate, metrics] in
                 gate.leave()
                 metrics.setQueue(depth: gate.count)
-            }
-        ) { [self] in
-            try await produce(request, ifNoneMatch: ifNoneMatch)
-        }
+            },
+            work
+        )
     }
 
     /// The result store (an answer another instance rendered, without fetching) → fetch →
