@@ -19,6 +19,10 @@ struct SourceURLNormalizerTests {
         ("http://[::1]:80/a/../b.png", "http://[::1]/b.png"),
         ("http://user@Example.com/../../x.png", "http://user@example.com/x.png"),
         ("local://dir/../x.png", "local://dir/../x.png"),
+        // Found by the source-url fuzz target: a prepended scalar (U+0600) joined the `/` after
+        // it into one Character, which kept `..` segments; non-ASCII is percent-encoded first.
+        ("http://h/ok/x\u{0600}/../../private.png", "http://h/private.png"),
+        ("http://h/caf\u{E9}.png?q=\u{E9}", "http://h/caf%C3%A9.png?q=%C3%A9"),
     ])
     func normalises(_ input: String, _ expected: String) throws {
         #expect(try SourceURLNormalizer.normalize(input) == expected)
@@ -28,6 +32,9 @@ struct SourceURLNormalizerTests {
         "http://h/%zz.png", "http://h/%2.png", "http://h/x%", "http://[::1/x.png", "http:///x.png",
         // Found by the source-url fuzz target: a colon in an unbracketed host, a port with letters.
         "http://:65536htTp://e//xaxamevil.mevil.", "http://a:b:80/x", "http://h:8o/x", "http://h h/x",
+        // A host that is not ASCII (the fuzz target's `http://\u{FFFD}\u{708}\u{708}\u{72E}\u{600}`
+        // normalised differently a second time): it must be written in punycode.
+        "http://\u{FFFD}\u{708}\u{708}\u{72E}\u{600}", "http://b\u{FC}cher.example/x.png",
     ])
     func refusesMalformed(_ input: String) {
         #expect(throws: ImageServiceError.self) { try SourceURLNormalizer.normalize(input) }
@@ -71,8 +78,10 @@ struct SVGSanitizerTests {
             // Found by the svg-sanitizer fuzz target: escaping a quote adds a `&`, which
             // the `url(…)` rule refuses, so such a value is judged as written and dropped.
             (#"<g fill=url(#a)"'x />"#, "<g/>"),
-            (#"<g fill=url(#a)<x />"#, #"<g fill="url(#a)x"/>"#),
+            (#"<g fill=url(#a)<x />"#, "<g/>"),
             (#"<g a=x"'y />"#, #"<g a="x&quot;'y"/>"#),
+            // Found by the svg-sanitizer fuzz target: a `url(` value with a `<` (written as `&lt;`).
+            ("<f teN\u{E1}me=url(<#a) />", "<f/>"),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]

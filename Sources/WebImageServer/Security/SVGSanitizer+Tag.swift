@@ -141,7 +141,8 @@ extension SVGSanitizer {
             // Animations may not retarget event handlers or links.
             if local == "attributename", squeezed.hasPrefix("on") || squeezed.contains("href") { return nil }
             if squeezed.contains("javascript:") || squeezed.contains("vbscript:") { return nil }
-            if squeezed.contains("url("), text.contains("&") { return nil }
+            // An entity could spell a scheme, and a `<` would be written as an entity.
+            if squeezed.contains("url("), text.contains("&") || text.contains("<") { return nil }
             if squeezed.contains("url(") { return .some(SVGSanitizer.sanitizeStyle(value)) }
             return .some(value)
         }

@@ -21,7 +21,11 @@ enum SourceURLNormalizer {
         guard let schemeEnd = source.range(of: "://") else { return source }
         let scheme = source[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else { return source }
-        var rest = Substring(source[schemeEnd.upperBound...])
+        // Characters outside ASCII are percent-encoded as their UTF-8 bytes first (RFC 3987
+        // §3.1), so every later step works on ASCII, where a Character is one scalar: a
+        // prepended or combining scalar can no longer hide a `/`, `?`, `#`, `@` or `:` inside one
+        // Character (which kept `..` segments and broke idempotence).
+        var rest = Substring(percentEncodingNonASCII(source[schemeEnd.upperBound...]))
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "\\" }) ?? rest.endIndex
         let authority = try normalizeAuthority(rest[..<authorityEnd], defaultPort: scheme == "http" ? "80" : "443")
@@ -58,6 +62,7 @@ enum SourceURLNormalizer {
             port = hostPort[hostPort.index(after: colon)...]
         }
         guard !host.isEmpty else { throw .badURL("source URL has no host") }
+        guard !host.contains("%") else { throw .badURL("source URL's host is not ASCII: write it in punycode (xn--…)") }
         guard host.hasPrefix("[") || !host.contains(":"),
             !host.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F })
         else { throw .badURL("source URL has a malformed host") }
@@ -119,6 +124,21 @@ enum SourceURLNormalizer {
             }
         }
         return "/" + output.joined(separator: "/")
+    }
+
+    /// `text` with every byte of its non-ASCII characters written as `%XX`.
+    static func percentEncodingNonASCII(_ text: Substring) -> String {
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return String(text) }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if byte < 0x80 {
+                output.append(byte)
+            } else {
+                output += [UInt8(ascii: "%"), upperHex(byte >> 4), upperHex(byte & 0x0F)]
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
