@@ -14,6 +14,8 @@ struct LoadingHostileURLTests {
             "http://127.0.0.1:65536/x.jpg", "http://127.0.0.1:99999/x.jpg", "http://[::1]:70000/x.jpg",
             "http://127.0.0.1:99999999999999999999999/x.jpg", "http://example.com:0/x.jpg",
             "http://user@127.0.0.1:100000/x.jpg", "ftp://example.com/x.jpg", "http:///x.jpg",
+            // Found by the source-url fuzz target: the HTTP client trapped on these hosts.
+            "http://%5d", "http://%5b%5d/x.jpg", "http://a%5d/x.jpg",
         ])
     func refused(_ text: String) throws {
         let url = try #require(URL(string: text))

@@ -19,6 +19,10 @@ enum RequestURLCheck {
         }
         guard let host = url.host, !host.isEmpty else { return "the URL has no host" }
         guard host.utf8.count <= 255 else { return "the host name is longer than 255 characters" }
+        // A bracket is only an IPv6 literal's delimiter; a decoded `%5D` alone left the HTTP
+        // client an empty host, which it traps on.
+        let bare = host.count >= 2 && host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : Substring(host)
+        guard !bare.isEmpty, !bare.contains("["), !bare.contains("]") else { return "the host name is malformed" }
         if host.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) {
             return "the host name contains spaces or control characters"
         }
