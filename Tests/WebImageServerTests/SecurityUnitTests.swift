@@ -82,6 +82,13 @@ struct SVGSanitizerTests {
             (#"<g a=x"'y />"#, #"<g a="x&quot;'y"/>"#),
             // Found by the svg-sanitizer fuzz target: a `url(` value with a `<` (written as `&lt;`).
             ("<f teN\u{E1}me=url(<#a) />", "<f/>"),
+            // Found by the svg-sanitizer fuzz target: a combining mark after `(` or `:` joins it
+            // into one grapheme cluster, which hid `url(` and `javascript:` from `String`
+            // matching; values are judged on bytes.
+            ("<rect fill=\"url(\u{05A4}http://e/x)\"/>", "<rect fill=\"url(#)\"/>"),
+            ("<rect style=\"fill:URL(\u{0300}http://e/x)\"/>", "<rect style=\"fill:URL(#)\"/>"),
+            ("<set attributeName=\"x\" to=\"javascript:\u{0300}alert(1)\"/>", "<set attributeName=\"x\"/>"),
+            ("<rect fill=\"url(\u{0300}#g)&amp;\"/>", "<rect/>"),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]
