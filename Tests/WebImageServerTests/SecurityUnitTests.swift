@@ -109,3 +109,24 @@ struct SVGSanitizerTests {
         }
     }
 }
+
+@Suite("Local source root")
+struct LocalSourceRootTests {
+    /// `café` (precomposed) and `cafe` + U+0301 are equal as Swift strings but different
+    /// directories on disk: the root check compares bytes.
+    @Test func aCanonicallyEquivalentSiblingIsOutsideTheRoot() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("local-root-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("caf\u{E9}")
+        let sibling = base.appendingPathComponent("cafe\u{301}")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: sibling, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Data([1]).write(to: root.appendingPathComponent("in.png"))
+        try Data([2]).write(to: sibling.appendingPathComponent("secret.png"))
+        var configuration = ImageServiceConfiguration()
+        configuration.localRoot = root
+        let policy = SourcePolicy(configuration: configuration)
+        #expect(try policy.localPath(of: "local:///in.png").hasSuffix("/in.png"))
+        #expect(throws: ImageServiceError.self) { try policy.localPath(of: "local:///../cafe\u{301}/secret.png") }
+    }
+}
