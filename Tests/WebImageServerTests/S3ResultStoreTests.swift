@@ -131,7 +131,7 @@ private func motoAvailable() -> Bool {
         await #expect {
             _ = try await store.entry(for: ResultStoreKey(canonicalRequest: "unreachable"))
         } throws: { error in
-            error is WebImageError
+            error is S3ResultStoreError && "\(error)".contains("s3://results/renders/v1 at \(moto.endpoint.absoluteString)")
         }
         let harness = try await ServiceHarness.start { Self.apply(settings, to: &$0) }
         defer { Task { await harness.stop() } }

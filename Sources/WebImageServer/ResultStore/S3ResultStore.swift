@@ -52,9 +52,17 @@ public final class S3ResultStore: ResultStore {
         S3ObjectLocation(bucket: bucket, key: prefix.isEmpty ? key.name : "\(prefix)/\(key.name)")
     }
 
+    /// - Throws: ``S3ResultStoreError`` when S3 refuses the read, the bucket does not exist or
+    ///   the endpoint cannot be reached.
     public func entry(for key: ResultStoreKey) async throws -> StoredResult? {
         let limit = maxEntryBytes + StoredResult.magic.count + 4 + StoredResult.maxHeaderBytes
-        switch try await client.read(location(for: key), maxBytes: limit) {
+        let read: S3ObjectRead
+        do {
+            read = try await client.read(location(for: key), maxBytes: limit)
+        } catch {
+            throw failure(error)
+        }
+        switch read {
         case let .object(data):
             guard let result = StoredResult(encoded: data), result.body.count <= maxEntryBytes else { return nil }
             return result
@@ -63,8 +71,22 @@ public final class S3ResultStore: ResultStore {
         }
     }
 
+    /// - Throws: ``S3ResultStoreError`` when S3 refuses the write, the bucket does not exist or
+    ///   the endpoint cannot be reached.
     public func store(_ result: StoredResult, for key: ResultStoreKey) async throws {
         guard result.body.count <= maxEntryBytes else { return }
-        try await client.write(try result.encoded(), to: location(for: key))
+        let data = try result.encoded()
+        do {
+            try await client.write(data, to: location(for: key))
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// `error` with the store and its endpoint named; a cancellation stays one.
+    private func failure(_ error: any Error) -> any Error {
+        if error is CancellationError { return error }
+        if case .cancelled? = error as? WebImageError { return CancellationError() }
+        return S3ResultStoreError(store: url, endpoint: client.configuration.effectiveEndpoint.absoluteString, underlying: error)
     }
 }
