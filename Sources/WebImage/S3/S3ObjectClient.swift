@@ -34,7 +34,9 @@ public final class S3ObjectClient: Sendable {
         self.timeout = amount
         var settings = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: HTTPClient.Configuration.Timeout(connect: amount, read: amount),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60)))
+            // As many connections as a service has requests in flight: a lookup waiting for a
+            // connection would only run into its timeout.
+            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64))
         settings.httpVersion = .automatic
         // A refused connection fails the request at once instead of being retried until the
         // timeout: a store that is down is skipped, not waited for.
