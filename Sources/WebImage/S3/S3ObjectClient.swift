@@ -98,14 +98,19 @@ public final class S3ObjectClient: Sendable {
         _ = await errorBody(response)
     }
 
-    /// Sends a signed request for `location`.
-    private func send(method: String, _ location: S3ObjectLocation, body: Data?, contentType: String? = nil) async throws -> HTTPClientResponse {
+    /// The request for `method` on `location` with `body`, signed when there are credentials
+    /// (the body's SHA-256 as its payload hash).
+    func signedRequest(method: String, _ location: S3ObjectLocation, body: Data?, contentType: String? = nil) throws -> ImageDownloadRequest {
         var request = ImageDownloadRequest(url: try configuration.requestURL(for: location), method: method)
         if let contentType { request.setValue(contentType, forHeader: "Content-Type") }
-        if let credentials = configuration.credentials {
-            let hash = body.map { AWSSignatureV4.hex(SHA256.hash(data: $0)) } ?? AWSSignatureV4.emptyPayloadHash
-            request = AWSSignatureV4(credentials: credentials, region: configuration.region).sign(request, date: now(), payloadHash: hash)
-        }
+        guard let credentials = configuration.credentials else { return request }
+        let hash = body.map { AWSSignatureV4.hex(SHA256.hash(data: $0)) } ?? AWSSignatureV4.emptyPayloadHash
+        return AWSSignatureV4(credentials: credentials, region: configuration.region).sign(request, date: now(), payloadHash: hash)
+    }
+
+    /// Sends a signed request for `location`.
+    private func send(method: String, _ location: S3ObjectLocation, body: Data?, contentType: String? = nil) async throws -> HTTPClientResponse {
+        let request = try signedRequest(method: method, location, body: body, contentType: contentType)
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: method)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
