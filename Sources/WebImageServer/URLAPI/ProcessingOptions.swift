@@ -39,6 +39,16 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var pixelate = 0
     /// Clockwise degrees, a multiple of 90.
     public var rotate = 0
+    /// `flip` (`fl`): mirror left ↔ right and/or top ↔ bottom, after `rotate` (gravity and
+    /// crop then refer to the flipped image, as in imgproxy).
+    public var flipHorizontal = false, flipVertical = false
+    /// `padding` (`pd`): margins added around the result (after `extend`), scaled by the
+    /// device-pixel ratio (not by `zoom`), filled with `background` or transparent; `nil` = none.
+    public var padding: PaddingOptions?
+    /// `watermark` (`wm`): the configured watermark image on the result; `nil` = none (also
+    /// for opacity 0). Without a configured watermark image the option is accepted and does
+    /// nothing, as in imgproxy.
+    public var watermark: WatermarkOptions?
     /// `nil` = the service default (on).
     public var autoRotate: Bool?
     /// `nil` = the service default (on).
@@ -96,6 +106,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("sh:\(sharpen)")
         if pixelate > 1 { parts.append("pix:\(pixelate)") }
         parts.append("rot:\(rotate)")
+        if flipHorizontal || flipVertical { parts.append("fl:\(flipHorizontal):\(flipVertical)") }
+        if let padding { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
+        if let watermark { parts.append(watermark.canonicalText) }
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
         if let page { parts.append("pg:\(page)") }
