@@ -203,4 +203,15 @@ import WebImageTesting
             #expect(reply.text.contains("bad option \(name)"), "\(options): \(reply.text)")
         }
     }
+
+    @Test("Given a watermark scaled past the processing memory, then 400 names the watermark option")
+    func scaledPastTheLimits() async throws {
+        let harness = try await Self.start { $0.limits.maxProcessingBytes = 1_000_000 }
+        defer { Task { await harness.stop() } }
+        // Scale 10 on 64×48: a 640×384 watermark, about 2 MB with its resample.
+        let refused = try await harness.get(harness.plainPath("/src.png", options: "wm:1:ce:0:0:10", ext: "png"))
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("bad option watermark") && refused.text.contains("max-processing-memory"), "\(refused.text)")
+        #expect(try await harness.get(harness.plainPath("/src.png", options: "wm:1:ce:0:0:1", ext: "png")).status == 200)
+    }
 }
