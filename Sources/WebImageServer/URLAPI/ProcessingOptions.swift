@@ -70,7 +70,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
     public var page: Int?
     /// `enforce_thumbnail` (`eth`): process the thumbnail embedded in the source (a JPEG's EXIF
-    /// thumbnail) instead of the main image, when there is one.
+    /// thumbnail; a HEIC/HEIF thumbnail, or an AVIF one when libheif decodes AV1) instead of the
+    /// main image, when there is one.
     public var enforceThumbnail = false
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
