@@ -179,6 +179,12 @@ import WebImageTesting
         let red = try await served(refreshing, "wm:1:nowe")
         #expect(red.pixels.pixel(x: 0, y: 0) == RGBA(r: 255, g: 0, b: 0))
         #expect(marks.requestCount("/mark.png") == before + 1)
+        // A refresh that fails keeps the watermark it had.
+        marks.route("/mark.png", .status(500))
+        try await Task.sleep(for: .milliseconds(20))
+        let kept = try await served(refreshing, "wm:1:sowe")
+        #expect(kept.pixels.pixel(x: 0, y: 47) == RGBA(r: 255, g: 0, b: 0))
+        #expect(marks.requestCount("/mark.png") == before + 2)
 
         // A watermark URL the source policy refuses fails the request, in words.
         let refused = try await Self.start { $0.watermark = .url("local://mark.png") }
