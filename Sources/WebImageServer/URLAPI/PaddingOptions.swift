@@ -2,9 +2,13 @@
 /// ratio: `padding:%top:%right:%bottom:%left`, a missing side taking its CSS value (right from
 /// top, bottom from top, left from right).
 public struct PaddingOptions: Sendable, Hashable {
+    /// Rows added above.
     public var top: Int
+    /// Columns added on the right.
     public var right: Int
+    /// Rows added below.
     public var bottom: Int
+    /// Columns added on the left.
     public var left: Int
 
     /// Padding of the four sides.

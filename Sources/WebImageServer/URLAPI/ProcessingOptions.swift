@@ -39,9 +39,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var pixelate = 0
     /// Clockwise degrees, a multiple of 90.
     public var rotate = 0
-    /// `flip` (`fl`): mirror left ↔ right and/or top ↔ bottom, after `rotate` (gravity and
-    /// crop then refer to the flipped image, as in imgproxy).
-    public var flipHorizontal = false, flipVertical = false
+    /// `flip` (`fl`), first argument: mirror left ↔ right, after `rotate` (gravity and crop
+    /// then refer to the flipped image, as in imgproxy).
+    public var flipHorizontal = false
+    /// `flip` (`fl`), second argument: mirror top ↔ bottom, after `rotate`.
+    public var flipVertical = false
     /// `padding` (`pd`): margins added around the result (after `extend`), scaled by the
     /// device-pixel ratio (not by `zoom`), filled with `background` or transparent; `nil` = none.
     public var padding: PaddingOptions?

@@ -8,9 +8,11 @@ public struct WatermarkOptions: Sendable, Hashable {
     public var opacity: Double
     /// Where it goes; ``WatermarkPosition/replicate`` (`re`) tiles it.
     public var position: WatermarkPosition = .center
-    /// Offsets: pixels (scaled by the device-pixel ratio) when 1 or more in magnitude, else a
-    /// fraction of the result's width (x) or height (y). For `re`, the gaps between tiles.
+    /// Horizontal offset: pixels (scaled by the device-pixel ratio) when 1 or more in magnitude,
+    /// else a fraction of the result's width. For `re`, the gap between tiles across.
     public var xOffset = 0.0
+    /// Vertical offset: pixels (scaled by the device-pixel ratio) when 1 or more in magnitude,
+    /// else a fraction of the result's height. For `re`, the gap between tiles down.
     public var yOffset = 0.0
     /// The watermark's size relative to the result (it fits inside `scale ×` the result's
     /// size); 0 = its own size.
