@@ -138,6 +138,8 @@ let package = Package(
                 "CSPNG",
                 // The TIFF test files are written with libtiff itself.
                 "CTIFF",
+                // HEIC/AVIF files with thumbnails are written with libheif itself.
+                "CHEIF",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -65,6 +65,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fallback-image"), help: Self.help("fallback-image")) var fallbackImage: String?
     @Option(name: .customLong("fallback-image-status"), help: Self.help("fallback-image-status")) var fallbackImageStatus: String?
     @Option(name: .customLong("fallback-image-ttl"), help: Self.help("fallback-image-ttl")) var fallbackImageTTL: String?
+    @Option(name: .customLong("watermark-path"), help: Self.help("watermark-path")) var watermarkPath: String?
+    @Option(name: .customLong("watermark-url"), help: Self.help("watermark-url")) var watermarkURL: String?
+    @Option(name: .customLong("watermark-data"), help: Self.help("watermark-data")) var watermarkData: String?
+    @Option(name: .customLong("watermark-opacity"), help: Self.help("watermark-opacity")) var watermarkOpacity: String?
+    @Option(name: .customLong("watermark-url-ttl"), help: Self.help("watermark-url-ttl")) var watermarkURLTTL: String?
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
@@ -117,6 +122,8 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),
             ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
             ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
+            ("watermark-path", watermarkPath), ("watermark-url", watermarkURL), ("watermark-data", watermarkData),
+            ("watermark-opacity", watermarkOpacity), ("watermark-url-ttl", watermarkURLTTL),
             ("use-s3", useS3), ("s3-endpoint", s3Endpoint), ("s3-region", s3Region), ("s3-endpoint-use-path-style", s3PathStyle),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }

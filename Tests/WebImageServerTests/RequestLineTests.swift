@@ -54,7 +54,9 @@ struct RequestLineTests {
 
     @Test("Given the processing pipeline, then its steps run in the documented order")
     func stepOrder() {
-        #expect(ProcessingPipeline.service.steps.map(\.name) == ["thumbnail-orientation", "page", "rotate", "trim", "plan", "frames"])
-        #expect(FrameStep.all.map(\.name) == ["resample", "extend", "flatten", "blur", "sharpen", "pixelate"])
+        #expect(ProcessingPipeline.service.steps.map(\.name) == [
+            "thumbnail-orientation", "page", "rotate", "flip", "trim", "plan", "watermark", "frames",
+        ])
+        #expect(FrameStep.all.map(\.name) == ["resample", "blur", "sharpen", "pixelate", "extend", "padding", "flatten", "watermark"])
     }
 }

@@ -51,6 +51,10 @@ import WebImageTesting
         ShrinkOnLoadCase(options: "rs:force:50:150/rot:180", orientation: 4, scale: "1/2"),
         ShrinkOnLoadCase(options: "rs:fit:30:30/dpr:2/ex:1/g:so", orientation: 1, scale: "1/8"),
         ShrinkOnLoadCase(options: "rs:fit:65:65/ar:0", orientation: 6, scale: "1/8"),
+        // flip mirrors the reduced axes too (the decoder's edge padding moves to the other side).
+        ShrinkOnLoadCase(options: "rs:fill:50:30/g:soea/fl:1", orientation: 7, scale: "1/4"),
+        ShrinkOnLoadCase(options: "rs:fit:150:150/rot:90/fl:0:1", orientation: 2, scale: "1/2"),
+        ShrinkOnLoadCase(options: "rs:fit:65:65/fl:1:1/pd:3", orientation: 1, scale: "1/8"),
         // Full size: the result depends on full-resolution pixels, or the shrink is under 2.
         ShrinkOnLoadCase(options: "rs:fit:65:65/t:10", orientation: 1, scale: "1"),
         ShrinkOnLoadCase(options: "rs:fill:64:64/g:sm", orientation: 1, scale: "1"),

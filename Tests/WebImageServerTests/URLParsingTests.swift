@@ -57,7 +57,8 @@ import Testing
             ("format_quality:webp:60:jpg:80", "fq:webp:60:jpg:80"), ("format:avif", "f:avif"), ("ext:gif", "f:gif"),
             ("background:255:0:10", "bg:ff000a"), ("blur:2.5", "bl:2.5"), ("sharpen:0.7", "sh:0.7"),
             ("rotate:-90", "rot:270"), ("auto_rotate:0", "ar:false"), ("strip_metadata:1", "sm:true"),
-            ("strip_color_profile:0", "scp:false"),
+            ("strip_color_profile:0", "scp:false"), ("flip:1:0", "fl:t"), ("padding:5:6", "pd:5:6:5:6"),
+            ("watermark:0.5:re:10:0:0", "wm:0.5:re:10"),
             ("cachebuster:v2", "cb:v2"), ("expires:4102444800", "exp:4102444800"), ("max_bytes:5000", "mb:5000"),
             ("return_attachment:1", "att:1"), ("filename:cat", "fn:Y2F0:1"), ("skip_processing:gif:png", "skp:png:gif"),
         ]
@@ -85,7 +86,9 @@ import Testing
     }
 
     @Test func unknownOptionsAndBadArgumentsNameTheOption() {
-        expectBadOption("/_/watermark:1/plain/x", named: "watermark")
+        // imgproxy Pro's watermark text is not offered.
+        expectBadOption("/_/watermark_text:aGk/plain/x", named: "watermark_text")
+        expectBadOption("/_/watermark:2/plain/x", named: "watermark")
         expectBadOption("/_/rs:stretch:10/plain/x", named: "rs")
         expectBadOption("/_/w:-1/plain/x", named: "w")
         expectBadOption("/_/w:abc/plain/x", named: "w")

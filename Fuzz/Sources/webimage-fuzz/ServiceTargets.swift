@@ -124,6 +124,7 @@ extension FuzzTarget {
         "/insecure/c:100:100:nowe:5:5/t:10:ffffff:1:1/rot:90/ar:0/exp:4102444800/fn:x/att:1/plain/http://h/x",
         "/insecure/raw:1/skp:svg:png/cb:abc/fq:jpeg:80:webp:70/mb:1000/plain/http://h/x.svg",
         "/insecure/s:100:100:1:1/el:1/g:fp:0.5:0.5/exar:1/plain/http://h/%2e%2e/x",
+        "/insecure/fl:1:0/pd:10:20::5/wm:0.5:re:10:0.25:0.2/dpr:2/plain/http://h/x.png",
     ]
 
     static let sourceURLSeeds = [

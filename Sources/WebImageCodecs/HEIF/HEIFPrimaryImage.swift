@@ -19,6 +19,9 @@ final class HEIFPrimaryImage {
         return error.code == heif_error_Ok
     }()
 
+    /// Initialises libheif's plugin registry if that has not happened yet.
+    static func ensureInitialised() { _ = initialised }
+
     /// Opens `data` and finds its primary image.
     /// - Throws: `badImageData` when libheif cannot read it, `imageTooLarge` over the limits.
     init(_ data: Data, limits: DecodeLimits) throws {
@@ -73,6 +76,12 @@ final class HEIFPrimaryImage {
     /// scaled down by libheif), transforms applied.
     /// - Throws: `badImageData` when the coded data is corrupt or no decoder is available.
     func decode() throws -> PixelBuffer {
+        try Self.decode(handle, size: size, hasAlpha: hasAlpha)
+    }
+
+    /// Decodes the image of `handle` (the primary image or one of its thumbnails), which shows
+    /// at `size`, into a new RGBA buffer.
+    static func decode(_ handle: OpaquePointer, size: PixelSize, hasAlpha: Bool) throws -> PixelBuffer {
         guard let options = heif_decoding_options_alloc() else {
             throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not allocate decoding options")
         }
@@ -81,7 +90,7 @@ final class HEIFPrimaryImage {
         var decoded: OpaquePointer?
         let error = heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options)
         guard error.code == heif_error_Ok, let decoded else {
-            throw WebImageError.badImageData(reason: "HEIF: \(Self.message(error))")
+            throw WebImageError.badImageData(reason: "HEIF: \(message(error))")
         }
         defer { heif_image_release(decoded) }
         let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
@@ -108,7 +117,7 @@ final class HEIFPrimaryImage {
         }
     }
 
-    private static func message(_ error: heif_error) -> String {
+    static func message(_ error: heif_error) -> String {
         guard let text = error.message else { return "error \(error.code.rawValue)" }
         return String(cString: text)
     }

@@ -1,7 +1,8 @@
 import WebImage
 
-/// One named step applied to each frame's pixels, after the geometry is planned (resample,
-/// extend, background, blur, sharpen, pixelate). The frame steps run one frame at a time, all of them on
+/// One named step applied to each frame's pixels, after the geometry is planned, in imgproxy's
+/// order (resample, blur, sharpen, pixelate, extend, padding, background, watermark). The frame
+/// steps run one frame at a time, all of them on
 /// one frame before the next, so a request holds the result's frames and one frame's
 /// temporaries (what ``ProcessingBudget`` counts).
 struct FrameStep: Sendable {
@@ -11,12 +12,13 @@ struct FrameStep: Sendable {
     let run: @Sendable (PixelBuffer, _ plan: GeometryPlan, _ context: ProcessingContext) -> PixelBuffer
 
     /// The frame steps, in order.
-    static let all: [FrameStep] = [.resample, .extend, .flatten, .blur, .sharpen, .pixelate]
+    static let all: [FrameStep] = [.resample, .blur, .sharpen, .pixelate, .extend, .padding, .flatten, .watermark]
 }
 
 extension ProcessingStep {
     /// Every frame through ``FrameStep/all``; the deadline is checked between the frame steps.
-    /// With `background`, the result is marked opaque.
+    /// With `background`, the result is marked opaque; without it, a result extended or padded
+    /// onto a transparent margin is marked as having alpha.
     static let frames = ProcessingStep(name: "frames") { (context: inout ProcessingContext) throws(ImageServiceError) in
         guard let plan = context.plan else { throw .unprocessable("transform failed") }
         let cancellation = WorkCancellation.current
@@ -31,6 +33,12 @@ extension ProcessingStep {
         }
         if cancellation?.isCancelled == true { throw .timedOut }
         guard let result = mapped else { throw .unprocessable("transform failed") }
-        context.image = context.options.background != nil ? result.replacing(frames: result.frames, hasAlpha: false) : result
+        if context.options.background != nil {
+            context.image = result.replacing(frames: result.frames, hasAlpha: false)
+        } else if !result.hasAlpha, plan.canvas != nil || plan.padding != nil {
+            context.image = result.replacing(frames: result.frames, hasAlpha: true)
+        } else {
+            context.image = result
+        }
     }
 }

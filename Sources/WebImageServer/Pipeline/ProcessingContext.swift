@@ -20,13 +20,18 @@ struct ProcessingContext {
     var plan: GeometryPlan?
     /// The one resampler the request's frames share.
     let resampler = Resampler()
+    /// The service's watermark image, when one is configured and the request asks for it.
+    let watermark: LoadedWatermark?
+    /// The watermark sized and placed for the result (set by ``ProcessingStep/watermark``).
+    var preparedWatermark: WatermarkTransformer?
 
-    init(source: DecodedSource, options: ProcessingOptions, limits: ProcessingLimits) {
+    init(source: DecodedSource, options: ProcessingOptions, limits: ProcessingLimits, watermark: LoadedWatermark? = nil) {
         image = source.image
         reduction = source.reduction
         pageSelected = source.pageSelected
         pendingOrientation = source.pendingOrientation
         self.options = options
         self.limits = limits
+        self.watermark = options.watermark == nil ? nil : watermark
     }
 }

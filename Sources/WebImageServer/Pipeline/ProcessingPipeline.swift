@@ -8,9 +8,10 @@ struct ProcessingPipeline: Sendable {
     /// The steps, first to last.
     let steps: [ProcessingStep]
 
-    /// The service's steps: the embedded thumbnail's orientation, page (one page or frame), rotate, trim, plan (geometry and result limits), then the frame
-    /// steps on every frame (``ProcessingStep/frames``).
-    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .rotate, .trim, .plan, .frames])
+    /// The service's steps: the embedded thumbnail's orientation, page (one page or frame),
+    /// rotate, flip, trim, plan (geometry and result limits), the watermark sized for the
+    /// result, then the frame steps on every frame (``ProcessingStep/frames``).
+    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .rotate, .flip, .trim, .plan, .watermark, .frames])
 
     /// Runs every step on `context`.
     func run(_ context: inout ProcessingContext) throws(ImageServiceError) {

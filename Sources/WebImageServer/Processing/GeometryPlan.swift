@@ -15,17 +15,27 @@ struct GeometryPlan: Equatable, Sendable {
     /// The device-pixel ratio used: `dpr`, lowered where it would need the source enlarged
     /// (``Scale``). The requested size, gravity offsets and extend canvas are scaled by it.
     var dprScale: Double
+    /// The `padding` option's sides in result pixels (scaled by ``dprScale``, not by `zoom`),
+    /// added around the canvas; `nil` without padding.
+    var padding: PaddingOptions?
 
     static func == (lhs: GeometryPlan, rhs: GeometryPlan) -> Bool {
         lhs.sourceCrop == rhs.sourceCrop && lhs.scaledSize == rhs.scaledSize && lhs.resultCrop == rhs.resultCrop
-            && lhs.dprScale == rhs.dprScale
+            && lhs.dprScale == rhs.dprScale && lhs.padding == rhs.padding
             && lhs.canvas?.size == rhs.canvas?.size && lhs.canvas?.origin.x == rhs.canvas?.origin.x
             && lhs.canvas?.origin.y == rhs.canvas?.origin.y
     }
 
-    /// The result's size.
-    var outputSize: PixelSize {
+    /// The size before padding: the extend canvas, else the kept part of the scaled image.
+    var canvasSize: PixelSize {
         canvas?.size ?? PixelSize(width: resultCrop.width, height: resultCrop.height)
+    }
+
+    /// The result's size: ``canvasSize`` with the padding around it.
+    var outputSize: PixelSize {
+        let size = canvasSize
+        guard let padding else { return size }
+        return PixelSize(width: size.width + padding.left + padding.right, height: size.height + padding.top + padding.bottom)
     }
 
     /// Plans `options` for a source of `source` pixels. `smartCenter` gives the center of the
@@ -99,6 +109,9 @@ struct GeometryPlan: Equatable, Sendable {
             })
             canvas = (size, (spot.x, spot.y))
         }
+
+        // 5. padding around the result, scaled by the device-pixel ratio used
+        padding = options.padding.map { $0.scaled(by: dprScale) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Where a `size` area lies inside `container` under `gravity` (imgproxy's offsets: ≥ 1

@@ -71,7 +71,7 @@ extension ImageProcessor {
         }
         let geometry = ShrinkOnLoad(
             storedSize: header.pixelSize, orientation: decodeOptions.applyOrientation ? header.orientation : .up,
-            rotate: options.rotate, decoder: decoder)
+            rotate: options.rotate, flipHorizontal: options.flipHorizontal, flipVertical: options.flipVertical, decoder: decoder)
         let denominator = geometry.denominator(for: options)
         guard denominator > 1 else { return nil }
         let image = switch decoder {

@@ -27,24 +27,39 @@ struct ImageProcessor: Sendable {
     }
 
     /// `source` rendered with `options` as `format`: what the processing pool runs for a request
-    /// whose result is not cached. Records the stage timings and the decode scale in `metrics`
-    /// and counts the decode in `decodes`.
+    /// whose result is not cached, with the service's `watermark` image when the request asks
+    /// for one. Records the stage timings and the decode scale in `metrics` and counts the
+    /// decode in `decodes`.
     func render(
-        _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, metrics: ServiceMetrics, decodes: SharedCount
+        _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, watermark: LoadedWatermark? = nil,
+        metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
-        // `enforce_thumbnail`: the embedded thumbnail, when there is one, is the source.
+        // `enforce_thumbnail`: the embedded thumbnail, when there is one, is the source — a
+        // JPEG's EXIF thumbnail as a file of its own, a HEIC/HEIF/AVIF thumbnail decoded by
+        // libheif from the container (within the decode limits).
         let thumbnail = options.enforceThumbnail ? EmbeddedThumbnail(source.data, format: source.format) : nil
         let data = thumbnail?.data ?? source.data, sourceFormat = thumbnail == nil ? source.format : .jpeg
-        var header = try limits.checkHeader(data, format: sourceFormat, page: options.page)
-        if let thumbnail {
-            header = ImageMetadata(format: .jpeg, pixelSize: header.pixelSize, orientation: thumbnail.orientation)
+        let containerStart = ContinuousClock.now
+        let container = options.enforceThumbnail && thumbnail == nil
+            ? try decodeContainerThumbnail(source.data, format: source.format, options: options) : nil
+        var header: ImageMetadata
+        if let container {
+            header = ImageMetadata(format: source.format, pixelSize: container.pixelSize)
+        } else {
+            header = try limits.checkHeader(data, format: sourceFormat, page: options.page)
+            if let thumbnail {
+                header = ImageMetadata(format: .jpeg, pixelSize: header.pixelSize, orientation: thumbnail.orientation)
+            }
         }
         // V-5: the result's size and working memory, from the plan, before decoding.
         try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
         decodes.increment()
-        let decodeStart = ContinuousClock.now
+        // A container's thumbnail was decoded above: its time counts as the decode.
+        let decodeStart = container == nil ? ContinuousClock.now : containerStart
         var image: DecodedSource
-        if let thumbnail {
+        if let container {
+            image = DecodedSource(image: container, reduction: nil)
+        } else if let thumbnail {
             // Small already; decoded whole, then turned by the main image's orientation.
             var whole = self
             whole.shrinkOnLoad = false
@@ -56,7 +71,7 @@ struct ImageProcessor: Sendable {
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
         let processStart = ContinuousClock.now
-        let transformed = try transform(image, options: options)
+        let transformed = try transform(image, options: options, watermark: watermark)
         metrics.recordStage("process", ContinuousClock.now - processStart)
         let encodeStart = ContinuousClock.now
         let body = keepingCopyright(try encode(transformed, as: format, options: options), of: source.data, as: format, options: options)
@@ -84,10 +99,11 @@ struct ImageProcessor: Sendable {
         try transform(DecodedSource(image: image, reduction: nil), options: options)
     }
 
-    /// Runs ``ProcessingPipeline/service`` on `source`. The geometry is planned on the full
-    /// size; a reduced source's pixels are resampled from the plan's region mapped onto them.
-    func transform(_ source: DecodedSource, options: ProcessingOptions) throws(ImageServiceError) -> Image {
-        var context = ProcessingContext(source: source, options: options, limits: limits)
+    /// Runs ``ProcessingPipeline/service`` on `source` (with `watermark` for the `watermark`
+    /// option). The geometry is planned on the full size; a reduced source's pixels are
+    /// resampled from the plan's region mapped onto them.
+    func transform(_ source: DecodedSource, options: ProcessingOptions, watermark: LoadedWatermark? = nil) throws(ImageServiceError) -> Image {
+        var context = ProcessingContext(source: source, options: options, limits: limits, watermark: watermark)
         try ProcessingPipeline.service.run(&context)
         return context.image
     }

@@ -21,13 +21,17 @@ struct ShrinkOnLoad: Sendable {
     var decoder: ReducedDecoder
     /// The source as stored.
     var storedSize: PixelSize
-    /// How the displayed axes come from the stored ones once the orientation the decoder applies
-    /// and the `rotate` option are done.
+    /// How the displayed axes come from the stored ones once the orientation the decoder applies,
+    /// the `rotate` option and the `flip` option are done.
     var axes: AxisMap
 
     /// The geometry of a source stored at `storedSize`, shown after `orientation` (`.up` when the
-    /// decoder leaves it) and a clockwise `rotate` of 0, 90, 180 or 270 degrees.
-    init(storedSize: PixelSize, orientation: ImageOrientation, rotate: Int, decoder: ReducedDecoder = .jpeg) {
+    /// decoder leaves it), a clockwise `rotate` of 0, 90, 180 or 270 degrees, then mirrored
+    /// left ↔ right (`flipHorizontal`) and top ↔ bottom (`flipVertical`).
+    init(
+        storedSize: PixelSize, orientation: ImageOrientation, rotate: Int, flipHorizontal: Bool = false, flipVertical: Bool = false,
+        decoder: ReducedDecoder = .jpeg
+    ) {
         self.decoder = decoder
         self.storedSize = storedSize
         let turn: ImageOrientation = switch rotate {
@@ -36,7 +40,8 @@ struct ShrinkOnLoad: Sendable {
         case 270: .left
         default: .up
         }
-        axes = AxisMap(orientation).then(AxisMap(turn))
+        let mirror: ImageOrientation = flipHorizontal ? (flipVertical ? .down : .upMirrored) : (flipVertical ? .downMirrored : .up)
+        axes = AxisMap(orientation).then(AxisMap(turn)).then(AxisMap(mirror))
     }
 
     /// The full displayed size: what the geometry is planned on.

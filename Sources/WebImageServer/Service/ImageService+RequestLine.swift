@@ -29,25 +29,28 @@ extension ImageService {
         )
     }
 
-    /// The result store (an answer another instance rendered, without fetching) → fetch →
-    /// headers → 304, or the source as is (`raw`, `skip_processing`), or the rendered result
-    /// (cached, or made once on the pool, then also written to the result store) → remembered
-    /// for the hit path.
+    /// The watermark (when the request asks for it and one is configured) → the result store
+    /// (an answer another instance rendered, without fetching) → fetch → headers → 304, or the
+    /// source as is (`raw`, `skip_processing`), or the rendered result (cached, or made once on
+    /// the pool, then also written to the result store) → remembered for the hit path. The
+    /// watermark's identity is part of the ETag and the result keys.
     private func produce(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
-        let storeKey = resultStoreKey(request)
+        let watermark = request.options.watermark == nil || request.options.raw ? nil : try await watermarks?.watermark()
+        let storeKey = resultStoreKey(request, watermark: watermark?.watermark.identity)
         if let storeKey, let stored = await storedReply(request, key: storeKey, ifNoneMatch: ifNoneMatch) { return stored }
         // From fetch until the answer is encoded, the request holds its source: a slot.
         try await slots.acquire()
         defer { slots.release() }
         let (source, fallbackStatus) = try await fetchSource(request.source)
         let options = request.options
+        let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
         let format = request.format.format(for: source.format)
         // skip_processing: same format in and out, listed → the source as is.
         let passThrough = options.raw || (options.skipProcessing.contains(format) && OutputFormat(source.format) == format)
         let headers = options.raw
-            ? responseHeaders(source, request, contentType: source.format.mimeType, ext: source.format.fileExtension, tagFormat: "raw",
-                              vary: false, fallback: fallbackStatus != nil)
-            : responseHeaders(source, request, contentType: format.imageFormat.mimeType, ext: format.imageFormat.fileExtension,
+            ? responseHeaders(source, identity: source.identity, request, contentType: source.format.mimeType, ext: source.format.fileExtension,
+                              tagFormat: "raw", vary: false, fallback: fallbackStatus != nil)
+            : responseHeaders(source, identity: identity, request, contentType: format.imageFormat.mimeType, ext: format.imageFormat.fileExtension,
                               tagFormat: format.rawValue, vary: request.format.varies(negotiating: negotiation.negotiates),
                               fallback: fallbackStatus != nil)
         if fallbackStatus == nil,
@@ -57,13 +60,15 @@ extension ImageService {
         if passThrough { return answer(passThroughBody(source), headers: headers, status: fallbackStatus) }
         let keep = fallbackStatus == nil && source.freshFor > 0 ? storeKey : nil
         let result = try await rendered(
-            source, options: options, format: format, key: headers.etag, store: keep.map { ($0, source.lastModified) })
+            source, options: options, format: format, watermark: watermark?.watermark, key: headers.etag,
+            store: keep.map { ($0, source.lastModified) })
         let reply = answer(result.body, headers: headers, status: fallbackStatus)
         if fallbackStatus == nil, source.freshFor > 0 {
             // The next identical request takes the hit path (``knownReply``).
             let known = KnownAnswer(
                 etag: headers.etag, fields: reply.fields, notModifiedFields: headers.notModifiedFields,
-                freshUntil: ContinuousClock.now + .milliseconds(Int64(source.freshFor * 1000)), expires: options.expires)
+                freshUntil: ContinuousClock.now + .milliseconds(Int64(min(source.freshFor, watermark?.freshFor ?? .infinity) * 1000)),
+                expires: options.expires)
             results.remember(known, for: request.path, variant: request.variant)
         }
         return reply
@@ -85,12 +90,14 @@ extension ImageService {
         }
     }
 
-    /// The headers of an answer made from `source`; a fallback answer has its own lifetime.
+    /// The headers of an answer made from `source` (its ETag from `identity`: the source's,
+    /// with the watermark's when there is one); a fallback answer has its own lifetime.
     private func responseHeaders(
-        _ source: SourceImage, _ request: ParsedImageRequest, contentType: String, ext: String, tagFormat: String, vary: Bool, fallback: Bool
+        _ source: SourceImage, identity: String, _ request: ParsedImageRequest, contentType: String, ext: String, tagFormat: String,
+        vary: Bool, fallback: Bool
     ) -> ResponseHeaders {
         ResponseHeaders(
-            contentType: contentType, etag: ResponseHeaders.etag(identity: source.identity, options: request.options, format: tagFormat),
+            contentType: contentType, etag: ResponseHeaders.etag(identity: identity, options: request.options, format: tagFormat),
             maxAge: fallback ? configuration.fallbackImageTTL ?? configuration.ttl : configuration.ttl,
             disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: ext),
             varyAccept: vary, lastModified: source.lastModified, isFallback: fallback)
@@ -100,7 +107,7 @@ extension ImageService {
     /// request that asks for it meanwhile, then cached (and queued for the result store under
     /// `store`'s key, when given).
     private func rendered(
-        _ source: SourceImage, options: ProcessingOptions, format: OutputFormat, key: String,
+        _ source: SourceImage, options: ProcessingOptions, format: OutputFormat, watermark: LoadedWatermark?, key: String,
         store: (key: ResultStoreKey, lastModified: String?)?
     ) async throws -> RenderedResult {
         if let cached = results.value(for: key) {
@@ -110,7 +117,7 @@ extension ImageService {
         metrics.recordResultCache(hit: false, layer: "memory")
         return try await renders.run(key) { [self] in
             let rendered = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
-                try processor.render(source, options: options, as: format, metrics: metrics, decodes: decodes)
+                try processor.render(source, options: options, as: format, watermark: watermark, metrics: metrics, decodes: decodes)
             }
             metrics.recordRender()
             results.insert(rendered, for: key)

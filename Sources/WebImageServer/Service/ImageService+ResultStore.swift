@@ -3,11 +3,12 @@ import NIOCore
 import WebImage
 
 extension ImageService {
-    /// The request's key in the result store; `nil` without a store, and for `raw` (the source
-    /// as is is never stored).
-    func resultStoreKey(_ request: ParsedImageRequest) -> ResultStoreKey? {
+    /// The request's key in the result store (with the identity of the `watermark` image it
+    /// carries, if any); `nil` without a store, and for `raw` (the source as is is never stored).
+    func resultStoreKey(_ request: ParsedImageRequest, watermark: String? = nil) -> ResultStoreKey? {
         guard resultStore != nil, !request.options.raw else { return nil }
-        return ResultStoreKey(source: request.source, options: request.options, formatChoice: request.format.keyText)
+        let choice = request.format.keyText + (watermark.map { "\nwatermark:" + $0 } ?? "")
+        return ResultStoreKey(source: request.source, options: request.options, formatChoice: choice)
     }
 
     /// The answer from the result store when it holds an unexpired entry for `key`: a 200 with

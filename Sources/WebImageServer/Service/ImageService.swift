@@ -33,6 +33,8 @@ public final class ImageService: Sendable {
     let now: @Sendable () -> Date
     /// The fallback image as a source, when one is configured (SPEC V-7).
     let fallback: SourceImage?
+    /// The watermark image of the `watermark` option, when one is configured.
+    let watermarks: WatermarkStore?
     private let draining = Mutex(false)
     let decodes = SharedCount()
 
@@ -67,6 +69,18 @@ public final class ImageService: Sendable {
             SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
         }
         self.now = now
+        watermarks = configuration.watermark.map { [sources, processor, pool] source in
+            WatermarkStore(
+                source: source, ttl: configuration.watermarkURLTTL, baseOpacity: configuration.watermarkOpacity,
+                fetch: { url in
+                    let normalized = try SourceURLNormalizer.normalize(url)
+                    try sources.policy.check(normalized)
+                    return try await sources.fetch(normalized)
+                },
+                decode: { data in
+                    try await pool.run { try processor.decode(data, options: ProcessingOptions(), keepAnimation: false).image }
+                })
+        }
     }
 
     /// Writes the renders still queued for the result store (each within its write timeout),

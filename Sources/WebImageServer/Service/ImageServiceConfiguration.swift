@@ -91,6 +91,16 @@ public struct ImageServiceConfiguration: Sendable {
     /// `Cache-Control: max-age` of a fallback answer; `nil` = ``ttl``.
     public var fallbackImageTTL: Int?
 
+    /// The watermark image of the `watermark` (`wm`) option; `nil` (default) = none, and the
+    /// option is accepted and does nothing (as in imgproxy).
+    public var watermark: WatermarkSource?
+    /// The watermark's base opacity, 0 … 1, multiplied by the option's (imgproxy's
+    /// `IMGPROXY_WATERMARK_OPACITY`).
+    public var watermarkOpacity = 1.0
+    /// Seconds a watermark fetched from a URL (``WatermarkSource/url(_:)``) is used before it is
+    /// fetched again.
+    public var watermarkURLTTL = 3600.0
+
     /// Seconds an idle keep-alive connection is kept open (and the longest pause allowed while
     /// a request is being received). Longer than nginx's default upstream `keepalive_timeout`
     /// (60 s), so a proxy never reuses a connection the service is closing.

@@ -66,6 +66,11 @@ public enum ImageServiceSettings {
         Setting(name: "fallback-image", meaning: "image file answered (processed like the source) when a source cannot be had", defaultValue: "none (errors)", repeatable: false),
         Setting(name: "fallback-image-status", meaning: "status of a fallback answer; 0 = the error's status", defaultValue: "200", repeatable: false),
         Setting(name: "fallback-image-ttl", meaning: "Cache-Control max-age of a fallback answer in seconds", defaultValue: "the ttl", repeatable: false),
+        Setting(name: "watermark-path", meaning: "image file of the watermark URL option (wm); read at start", defaultValue: "none (wm does nothing)", repeatable: false),
+        Setting(name: "watermark-url", meaning: "source URL of the watermark image, fetched like a source (allow-list, address policy, byte limit) at the first wm request", defaultValue: "none", repeatable: false),
+        Setting(name: "watermark-data", meaning: "base64 of the watermark image file", defaultValue: "none", repeatable: false),
+        Setting(name: "watermark-opacity", meaning: "base opacity of the watermark, 0-1, multiplied by the wm option's", defaultValue: "1", repeatable: false),
+        Setting(name: "watermark-url-ttl", meaning: "seconds a watermark fetched from watermark-url is used before it is fetched again", defaultValue: "3600", repeatable: false),
     ]
 
     /// What a bad setting is.
@@ -239,6 +244,7 @@ public enum ImageServiceSettings {
                     environment: environment)
             }
         }
+        try applyWatermark(values, to: &configuration)
         return (configuration, host, port)
     }
 

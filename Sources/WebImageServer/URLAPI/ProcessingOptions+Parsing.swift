@@ -133,6 +133,15 @@ extension ProcessingOptions {
             try args.requireCount(1...1)
             guard let angle = Int(args.values[0]), angle % 90 == 0 else { throw args.bad("angle must be a multiple of 90") }
             rotate = ((angle % 360) + 360) % 360
+        case "flip", "fl":
+            try args.requireCount(1...2)
+            if args.nonEmpty(0) != nil { flipHorizontal = try args.bool(0) }
+            if args.nonEmpty(1) != nil { flipVertical = try args.bool(1) }
+        case "padding", "pd":
+            try args.requireCount(1...4)
+            padding = try args.padding()
+        case "watermark", "wm":
+            watermark = try args.watermark()
         case "auto_rotate", "ar":
             try args.requireCount(1...1)
             autoRotate = try args.bool(0)

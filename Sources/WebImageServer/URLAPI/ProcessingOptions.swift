@@ -39,6 +39,18 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var pixelate = 0
     /// Clockwise degrees, a multiple of 90.
     public var rotate = 0
+    /// `flip` (`fl`), first argument: mirror left ↔ right, after `rotate` (gravity and crop
+    /// then refer to the flipped image, as in imgproxy).
+    public var flipHorizontal = false
+    /// `flip` (`fl`), second argument: mirror top ↔ bottom, after `rotate`.
+    public var flipVertical = false
+    /// `padding` (`pd`): margins added around the result (after `extend`), scaled by the
+    /// device-pixel ratio (not by `zoom`), filled with `background` or transparent; `nil` = none.
+    public var padding: PaddingOptions?
+    /// `watermark` (`wm`): the configured watermark image on the result; `nil` = none (also
+    /// for opacity 0). Without a configured watermark image the option is accepted and does
+    /// nothing, as in imgproxy.
+    public var watermark: WatermarkOptions?
     /// `nil` = the service default (on).
     public var autoRotate: Bool?
     /// `nil` = the service default (on).
@@ -60,7 +72,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
     public var page: Int?
     /// `enforce_thumbnail` (`eth`): process the thumbnail embedded in the source (a JPEG's EXIF
-    /// thumbnail) instead of the main image, when there is one.
+    /// thumbnail; a HEIC/HEIF thumbnail, or an AVIF one when libheif decodes AV1) instead of the
+    /// main image, when there is one.
     public var enforceThumbnail = false
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
@@ -96,6 +109,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("sh:\(sharpen)")
         if pixelate > 1 { parts.append("pix:\(pixelate)") }
         parts.append("rot:\(rotate)")
+        if flipHorizontal || flipVertical { parts.append("fl:\(flipHorizontal):\(flipVertical)") }
+        if let padding { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
+        if let watermark { parts.append(watermark.canonicalText) }
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
         if let page { parts.append("pg:\(page)") }
