@@ -130,7 +130,7 @@ enum HostileResponse {
             let lines = ["HTTP/1.1 200", "HTTP/2.0 200 OK", "HTTP/1.1 200 OK\n", "HTTP/9.9 200 OK", "http/1.1 200 ok", "HTTP/1.1 2000 OK"]
             let line = lines[random.below(lines.count)]
             name = "status line '\(line)'"
-            bytes = Array("\(line)\r\n\(length)\r\n\r\n".utf8) + image
+            bytes = Array("\(line)\r\n\(length)\r\nConnection: close\r\n\r\n".utf8) + image
         }
         let pieceSize = random.below(3) == 0 ? 1 + random.below(64) : nil
         let reset = !mustSucceed && random.below(4) == 0

@@ -111,6 +111,9 @@ struct ParityPriorityEndToEndTests {
     func tokensReorderQueue() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.maxConcurrentDownloads = 1
+        // Only the gate ends the held download: its timeouts outlast the hang guards below.
+        configuration.downloadTimeout = 600
+        configuration.maximumDownloadDuration = 600
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let gate = HTTPTestServer.Gate()
             let arrivals = routes(server, gate: gate, names: ["a", "b", "c", "d"])
@@ -138,6 +141,9 @@ struct ParityPriorityEndToEndTests {
     func operationsReorderQueue() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.maxConcurrentDownloads = 1
+        // Only the gate ends the held download: its timeouts outlast the hang guards below.
+        configuration.downloadTimeout = 600
+        configuration.maximumDownloadDuration = 600
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let gate = HTTPTestServer.Gate()
             let arrivals = routes(server, gate: gate, names: ["a", "b", "c"])
@@ -156,6 +162,9 @@ struct ParityPriorityEndToEndTests {
             }
             operations["c"]!.setPriority(.high)
             operations["a"]!.setPriority(.low)
+            // The loads reach the downloader after their cache queries, each in its own time:
+            // the slot opens once all three wait in its queue with the new priorities.
+            #expect(await eventually { downloader.queuedDownloadPriorities == [.high, .normal, .low] })
             gate.open()
             #expect(await eventually { results.count == 4 })
             #expect(results.errorCodes.isEmpty)

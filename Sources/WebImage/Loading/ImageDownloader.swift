@@ -258,6 +258,8 @@ public final class ImageDownloader: ImageLoader {
     public var runningDownloadCount: Int { state.withLock { $0.machine.runningCount } }
     /// Downloads waiting for a slot.
     public var queuedDownloadCount: Int { state.withLock { $0.machine.queuedCount } }
+    /// The priorities of the downloads waiting for a slot, highest first.
+    var queuedDownloadPriorities: [DownloadPriority] { state.withLock { $0.machine.queuedPriorities } }
 
     // MARK: Actions (always performed outside the lock)
 
