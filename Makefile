@@ -132,11 +132,12 @@ SOAK_REQUESTS ?= 100000
 soak-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" SOAK_REQUESTS=$(SOAK_REQUESTS) bash scripts/soak-service.sh
 
-## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (1 and 2
-## threads) against Pillow and libvips on the same pixels (scripts/bench-resize.sh; RESIZE_RUNS)
+## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (the
+## webimage-resize-bench target, release; 1 and 2 threads) against Pillow and libvips on the same
+## pixels (scripts/bench-resize.sh; RESIZE_RUNS)
 RESIZE_RUNS ?= 7
 bench-resize: bench-setup
-	sh scripts/bench-resize.sh $(RESIZE_RUNS)
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_RUNS)
 
 ## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
 ## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS)

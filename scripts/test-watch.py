@@ -95,7 +95,8 @@ def main():
                 last_end[0] = time.monotonic()
     status = process.wait()
     with lock:
-        if running and not hung[0]:
+        # A crash (a signal) or an unexpected status: name what was cut off.
+        if running and not hung[0] and status not in (0, 1):
             say("test-watch: the process ended with these tests unfinished:")
             for name in sorted(running):
                 say(f"test-watch:   {name}")

@@ -4,10 +4,10 @@ import Testing
 import WebImageTesting
 @testable import WebImage
 
-/// Live priority (issue #13 item 11; Nuke's `ImageTask.priority`): a queued or running load's
-/// priority changes through its handle, up or down, and a stale update never wins (SPEC D-4).
-@Suite("Peer parity: live priority, state machine (D-4)")
-struct ParityPriorityMachineTests {
+/// Live priority: a queued or running load's priority changes through its handle, up or down,
+/// and a stale update never wins (SPEC D-4).
+@Suite("Downloader live priority: state machine (D-4)")
+struct LoadingPriorityMachineTests {
     typealias Machine = DownloaderStateMachine<String>
     private func key(_ name: String) -> DownloadKey { DownloadKey(url: URL(string: "http://x/\(name)")!) }
 
@@ -87,8 +87,8 @@ struct ParityPriorityMachineTests {
     }
 }
 
-@Suite("Peer parity: live priority over loopback HTTP (D-4)")
-struct ParityPriorityEndToEndTests {
+@Suite("Downloader live priority over loopback HTTP (D-4)")
+struct LoadingPriorityEndToEndTests {
     /// Routes `busy` behind `gate` and `names` as plain images; records the order requests
     /// reach the server.
     private func routes(_ server: HTTPTestServer, gate: HTTPTestServer.Gate, names: [String]) -> Recorder<String> {
