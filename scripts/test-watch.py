@@ -23,6 +23,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 STARTED = re.compile(r"^\S+ Test (.*) started\.$")
 ENDED = re.compile(r"^\S+ Test (.*?)(?: with \d+ test cases?)? (?:passed|failed) after [0-9.]+ seconds")
 SKIPPED = re.compile(r"^\S+ Test (.*) skipped")
+FRAGMENT = re.compile("[\r\u2714\u2718\u25c7]")
 
 
 def main():
@@ -84,7 +85,9 @@ def main():
         say(line)
         plain = ANSI.sub("", line)
         with lock:
-            if (match := STARTED.match(plain)) and match.group(1) != "run":
+            # A test case whose argument holds line breaks is printed over several lines: such
+            # a fragment is no name.
+            if (match := STARTED.match(plain)) and match.group(1) != "run" and not FRAGMENT.search(match.group(1)):
                 running.setdefault(match.group(1), []).append(time.monotonic())
             elif (match := ENDED.match(plain)) or (match := SKIPPED.match(plain)):
                 starts = running.get(match.group(1))
