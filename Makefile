@@ -49,7 +49,7 @@ test-under-load: setup
 
 ## demo: build the tool and run its self-contained demo
 demo: release
-	$(SWIFT) run -c release --skip-build webimage demo
+	$(SWIFT) run -c release --skip-build $(SWIFT_BUILD_FLAGS) webimage demo
 
 ## docs: DocC documentation of the library targets as one archive (links resolve across
 ## modules); any warning is an error. Output: .build/docs
