@@ -25,7 +25,9 @@ build: setup
 release: setup
 	$(SWIFT) build -c release --product webimage $(SWIFT_BUILD_FLAGS)
 
-## test: build and run every test (Swift Testing)
+## test: build and run every test (Swift Testing). Each test's start and end is printed as it
+## happens; a test running over TEST_REPORT_SECONDS (300) is named, and a run where no test ends
+## for TEST_HANG_SECONDS (1800) names the tests still running and stops (scripts/run-tests.sh)
 # Two test processes: the CPU-bound codec and core suites hold the threads of the concurrency
 # pool for seconds at a time; apart from them the loading, pipeline and tool suites are not
 # queued behind that work. (Correctness does not depend on it: the loopback test servers run on
@@ -34,8 +36,8 @@ release: setup
 CPU_BOUND_SUITES = WebImageCoreTests|WebImageCodecsTests|WebImageColorTests
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter '$(CPU_BOUND_SUITES)'
-	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip '$(CPU_BOUND_SUITES)'
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --filter '$(CPU_BOUND_SUITES)'
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --skip '$(CPU_BOUND_SUITES)'
 
 ## test-under-load: `make test` while stress-ng keeps STRESS_WORKERS CPU workers busy (setup
 ## installs stress-ng); stress-ng always stops with the suite, and after STRESS_TIMEOUT seconds
@@ -47,7 +49,7 @@ test-under-load: setup
 
 ## demo: build the tool and run its self-contained demo
 demo: release
-	$(SWIFT) run -c release --skip-build webimage demo
+	$(SWIFT) run -c release --skip-build $(SWIFT_BUILD_FLAGS) webimage demo
 
 ## docs: DocC documentation of the library targets as one archive (links resolve across
 ## modules); any warning is an error. Output: .build/docs
@@ -130,11 +132,12 @@ SOAK_REQUESTS ?= 100000
 soak-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" SOAK_REQUESTS=$(SOAK_REQUESTS) bash scripts/soak-service.sh
 
-## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (1 and 2
-## threads) against Pillow and libvips on the same pixels (scripts/bench-resize.sh; RESIZE_RUNS)
+## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (the
+## webimage-resize-bench target, release; 1 and 2 threads) against Pillow and libvips on the same
+## pixels (scripts/bench-resize.sh; RESIZE_RUNS)
 RESIZE_RUNS ?= 7
 bench-resize: bench-setup
-	sh scripts/bench-resize.sh $(RESIZE_RUNS)
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_RUNS)
 
 ## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
 ## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS)

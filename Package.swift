@@ -177,6 +177,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Resize benchmark driver (scripts/bench-resize.sh compares it with Pillow and libvips).
+        // A target of this package like the other drivers: one small file over WebImageCore,
+        // which every build compiles anyway.
+        .executableTarget(
+            name: "webimage-resize-bench",
+            dependencies: ["WebImageCore"],
+            path: "Benchmarks/Sources/webimage-resize-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // Pipeline benchmark driver: memory-hit overhead and end-to-end loads over loopback.
         .executableTarget(
             name: "webimage-pipeline-bench",

@@ -3,9 +3,12 @@
 # Resampler (single-threaded and 2 threads) against Pillow and libvips on the same pixels in
 # the same run. Needs Pillow and pyvips (python3) and vipsthumbnail (libvips-tools).
 #
-# Usage (from the project root): sh scripts/bench-resize.sh [runs]
+# The Swift side is the package's webimage-resize-bench target, built here in release mode.
+#
+# Usage (from the project root): sh scripts/bench-resize.sh [runs]   (or: make bench-resize)
 set -eu
 RUNS=${1:-7}
+SWIFT=${SWIFT:-swift}
 WORK=${TMPDIR:-/tmp}/webimage-bench-resize
 CORPUS=${WEBIMAGE_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/shared/corpus}
 mkdir -p "$WORK"
@@ -21,14 +24,16 @@ open(work + "/input.rgba", "wb").write(im.tobytes())
 im.convert("RGB").save(work + "/input.jpg", quality=92)
 PY
 
-swiftc -O -wmo -module-name ResizeBenchmark \
-    $(find Sources/WebImageCore -name '*.swift') Benchmarks/ResizeBenchmark/main.swift -o "$WORK/ResizeBenchmark"
+# shellcheck disable=SC2086 # SWIFT_BUILD_FLAGS is a list of flags
+"$SWIFT" build -c release --product webimage-resize-bench ${SWIFT_BUILD_FLAGS:-}
+# shellcheck disable=SC2086
+BENCH="$("$SWIFT" build -c release --show-bin-path ${SWIFT_BUILD_FLAGS:-})/webimage-resize-bench"
 
 echo "== resize 4000x3000 -> 400x300, Lanczos3, $(nproc) cores, $RUNS runs each =="
-"$WORK/ResizeBenchmark" "$WORK/input.rgba" 4000 3000 400 300 lanczos3 "$RUNS" 1
-"$WORK/ResizeBenchmark" "$WORK/input.rgba" 4000 3000 400 300 lanczos3 "$RUNS" 2
-"$WORK/ResizeBenchmark" "$WORK/input.rgba" 4000 3000 400 300 mitchell "$RUNS" 1
-"$WORK/ResizeBenchmark" "$WORK/input.rgba" 4000 3000 400 300 bilinear "$RUNS" 1
+"$BENCH" "$WORK/input.rgba" 4000 3000 400 300 lanczos3 "$RUNS" 1
+"$BENCH" "$WORK/input.rgba" 4000 3000 400 300 lanczos3 "$RUNS" 2
+"$BENCH" "$WORK/input.rgba" 4000 3000 400 300 mitchell "$RUNS" 1
+"$BENCH" "$WORK/input.rgba" 4000 3000 400 300 bilinear "$RUNS" 1
 
 python3 - "$WORK" "$RUNS" <<'PY'
 import sys, time

@@ -25,8 +25,9 @@ import Synchronization
 /// diagnostic (`[./]lib/jxl/<file>:<line>: …`, see ``isCodecDiagnostic(_:)``) goes to the
 /// handler instead; every other line is written to file descriptor 2 unchanged. What is written
 /// to file descriptor 2 directly (Swift's own output, swift-log's stream handler) never passes
-/// the filter. At exit, what is still in the pipe is passed on. The library does not install
-/// it by itself: redirecting a stream the host application owns is the application's decision.
+/// the filter. At exit, what is still in the pipe is passed on before the process ends. The
+/// library does not install it by itself: redirecting a stream the host application owns is the
+/// application's decision.
 public enum CodecOutputCapture {
     private static let pending = Mutex([UInt8]())
     private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
@@ -35,6 +36,9 @@ public enum CodecOutputCapture {
     private static let installed = Atomic<Bool>(false)
     /// Signalled when the reader has passed on everything (the pipe reached its end).
     private static let drained = DispatchSemaphore(value: 0)
+    /// How long an exiting process waits at most for the reader to pass on the rest: a hang
+    /// guard for a reader that cannot write (standard error blocked), not an expected wait.
+    private static let exitDrainLimit: DispatchTimeInterval = .seconds(60)
 
     /// Whether ``install(_:)`` has replaced C's `stderr` in this process.
     public static var isInstalled: Bool { installed.load(ordering: .relaxed) }
@@ -109,7 +113,10 @@ public enum CodecOutputCapture {
                 let end = CodecOutputCapture.writeEnd.exchange(-1, ordering: .relaxed)
                 guard end >= 0 else { return }
                 close(end)
-                _ = CodecOutputCapture.drained.wait(timeout: .now() + 1)
+                // Waits until the reader has written everything out: an exit must not cut off
+                // its last lines (an argument error's usage text, say), however long a busy
+                // machine takes to run the reader. The bound only ends a reader that is stuck.
+                _ = CodecOutputCapture.drained.wait(timeout: .now() + CodecOutputCapture.exitDrainLimit)
             }
             return true
         }

@@ -41,15 +41,16 @@ final class ServeProcess: Sendable {
         return ServeProcess(process: process, base: String(line.dropFirst("listening on ".count)))
     }
 
-    /// The first line a child writes to `pipe` (bytes until the newline), read off the pool.
+    /// The first line a child writes to `pipe` (bytes until the newline), read on a thread of
+    /// its own (``onOwnThread(_:)``: the read blocks until the child writes).
     static func firstLine(of pipe: Pipe) async throws -> String {
-        try await Task.detached { () -> String in
+        try await onOwnThread { () -> String in
             var bytes: [UInt8] = []
             while let chunk = try pipe.fileHandleForReading.read(upToCount: 1), let byte = chunk.first, byte != 10 {
                 bytes.append(byte)
             }
             return String(decoding: bytes, as: UTF8.self)
-        }.value
+        }
     }
 
     private init(process: Process, base: String) {
@@ -83,7 +84,7 @@ final class ServeProcess: Sendable {
 
     func stop() async {
         if process.isRunning { process.terminate() }
-        await Task.detached { [process] in process.waitUntilExit() }.value
+        _ = try? await onOwnThread { [process] in process.waitUntilExit() }
     }
 
     static func statusField(_ name: String, pid: Int32) -> Int {

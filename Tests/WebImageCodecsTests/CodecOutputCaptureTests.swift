@@ -71,12 +71,12 @@ struct CodecOutputCaptureTests {
         "Given a damaged JPEG XL and TIFF decoded through the library, then libjxl's lines reach standard error without the capture and the capture's handler with it; libtiff's never reach standard error",
         .enabled(if: childMode == nil && Corpus.isAvailable))
     func damagedFilesPrintNothing() async throws {
-        let control = try await Task.detached { try Self.runChild(mode: "none") }.value
+        let control = try await onOwnThread { try Self.runChild(mode: "none") }
         #expect(control.stderr.contains("passed"), "the child ran: \(control.stderr)")
         #expect(control.stderr.contains("lib/jxl/"), "without the capture libjxl prints: \(control.stderr)")
         #expect(!control.stderr.contains("TIFF") && !control.stderr.lowercased().contains("directory"), "\(control.stderr)")
 
-        let captured = try await Task.detached { try Self.runChild(mode: "capture") }.value
+        let captured = try await onOwnThread { try Self.runChild(mode: "capture") }
         #expect(captured.stderr.contains("passed"), "the child ran: \(captured.stderr)")
         #expect(!captured.stderr.contains("lib/jxl"), "\(captured.stderr)")
         #expect(!captured.stderr.contains("TIFF"), "\(captured.stderr)")

@@ -160,6 +160,8 @@ import WebImageTesting
         let harness = try await ServiceHarness.start {
             $0.resultStore = store
             $0.resultStoreQueue = 1
+            // Only the gate ends the held write: its timeout (10 × this) outlasts any wait here.
+            $0.resultStoreTimeout = 60
         }
         defer { Task { await harness.stop() } }
         harness.origin.route("/src.png", .ok(try TestImages.png(width: 40, height: 30), contentType: "image/png"))

@@ -125,13 +125,13 @@ struct EgressProxyRebindingTests {
 
         // First connection: one lookup, checked, and the connection goes to that address —
         // the name is not looked up again to connect (which would now answer 127.0.0.2).
-        let first = try await Task.detached { try exchange(port: proxy.port, request) }.value
+        let first = try await onOwnThread { try exchange(port: proxy.port, request) }
         #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
         #expect(resolver.lookupCount == 1)
         #expect(allowed.requestCount("/r") == 1)
 
         // Second connection: the name now resolves to 127.0.0.2, which is refused unconnected.
-        let second = try await Task.detached { try exchange(port: proxy.port, request) }.value
+        let second = try await onOwnThread { try exchange(port: proxy.port, request) }
         #expect(second.hasPrefix("HTTP/1.1 403"), "\(second)")
         #expect(resolver.lookupCount == 2)
         #expect(

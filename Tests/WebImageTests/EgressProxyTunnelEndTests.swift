@@ -172,9 +172,9 @@ struct EgressProxyTunnelEndTests {
         let port = origin.port
         // The CONNECT alone: the client sends nothing through the tunnel, so only the origin's
         // close can end the exchange.
-        let result = try await Task.detached {
+        let result = try await onOwnThread {
             try rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-        }.value
+        }
         #expect(result.endedByClose, "the proxy kept the client connection open: \(result.text)")
         #expect(origin.acceptedCount == 1)
         #expect(await eventually { proxy.openUpstreamConnections == 0 })
@@ -190,7 +190,7 @@ struct EgressProxyTunnelEndTests {
         let proxy = try EgressProxy(policy: loopbackPolicy(), connectTimeout: .seconds(30), group: MultiThreadedEventLoopGroup.singleton)
         let port = origin.port
         let request = "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\n\r\nGET /part HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        let result = try await Task.detached { try rawExchange(port: proxy.port, request) }.value
+        let result = try await onOwnThread { try rawExchange(port: proxy.port, request) }
         #expect(result.endedByClose, "the proxy kept the client connection open: \(result.text)")
         #expect(result.text.hasPrefix("HTTP/1.1 200 Connection Established"), "\(result.text)")
         #expect(result.text.hasSuffix("\r\n\r\npartial"), "\(result.text)")
@@ -209,7 +209,7 @@ struct EgressProxyTunnelEndTests {
         let port = origin.port
         let connect = "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\n\r\n"
         let request = "GET /whole HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        let result = try await Task.detached { try rawExchange(port: proxy.port, connect, thenHalfClosing: request) }.value
+        let result = try await onOwnThread { try rawExchange(port: proxy.port, connect, thenHalfClosing: request) }
         #expect(result.endedByClose, "the proxy kept the client connection open: \(result.text)")
         #expect(result.text.hasPrefix("HTTP/1.1 200 Connection Established"), "\(result.text)")
         #expect(result.text.hasSuffix("\r\n\r\nwhole"), "\(result.text)")
@@ -226,9 +226,9 @@ struct EgressProxyTunnelEndTests {
             policy: loopbackPolicy(), connectTimeout: .seconds(30), group: MultiThreadedEventLoopGroup.singleton,
             halfClosedLinger: .milliseconds(200))
         let port = origin.port
-        let result = try await Task.detached {
+        let result = try await onOwnThread {
             try rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\n\r\n", thenHalfClosing: "")
-        }.value
+        }
         #expect(result.endedByClose, "the half-closed tunnel stayed open: \(result.text)")
         #expect(result.text.hasPrefix("HTTP/1.1 200 Connection Established"), "\(result.text)")
         #expect(await eventually { proxy.openUpstreamConnections == 0 })

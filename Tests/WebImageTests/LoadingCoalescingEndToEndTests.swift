@@ -248,6 +248,9 @@ struct LoadingChurnTests {
     func raiseLimit() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.maxConcurrentDownloads = 1
+        // Only the gate ends the held download: its timeouts outlast the hang guards below.
+        configuration.downloadTimeout = 600
+        configuration.maximumDownloadDuration = 600
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let gate = HTTPTestServer.Gate()
             server.route("/held.raw", HTTPTestServer.Response.ok(RawTestCoder.encode(width: 1, height: 1)).with { $0.gate = gate })

@@ -156,7 +156,7 @@ struct LoadingTLSTests {
             #expect(await eventually { results.count == 200 })
             #expect(server.requestCount("/one.raw") == 1)
             #expect(server.requests(for: "/one.raw").map(\.protocolVersion) == [.http2])
-            #expect(results.values.allSatisfy { (try? $0.get().image?.width) == 6 })
+            #expect(results.values.allSatisfy { (try? $0.get().image?.width) == 6 }, "\(Set(results.values.map(\.code)))")
             #expect(tokens.allSatisfy { $0.isFinished })
         }
     }

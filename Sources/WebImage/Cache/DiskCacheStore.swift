@@ -17,9 +17,11 @@ final class DiskCacheStore: Sendable {
     let directory: String
     let configuration: DiskCacheConfiguration
     let usesSideRecords: Bool
-    private let now: @Sendable () -> Double
+    /// The clock entries are dated by, in seconds.
+    let now: @Sendable () -> Double
     private let state: Mutex<State>
-    private let tempCounter = Atomic<UInt64>(0)
+    /// Numbers this process's temporary files (written, then renamed into place).
+    let tempCounter = Atomic<UInt64>(0)
 
     static let xattrName = "user.webimage.extended"
 
@@ -43,13 +45,13 @@ final class DiskCacheStore: Sendable {
     }
 
     func path(forName name: String) -> String { directory + "/" + name }
-    private func sideRecordPath(forName name: String) -> String { directory + "/.meta-" + name }
+    func sideRecordPath(forName name: String) -> String { directory + "/.meta-" + name }
 
     // MARK: locked index access
 
     /// Runs `body` with the index up to date, holding the mutex and the directory lock;
     /// appends the records `body` produced to the shared index file.
-    private func withIndex<T: Sendable>(_ body: (inout DiskCacheIndex, inout [UInt8]) throws -> T) throws -> T {
+    func withIndex<T: Sendable>(_ body: (inout DiskCacheIndex, inout [UInt8]) throws -> T) throws -> T {
         try state.withLock { state throws -> T in
             let previousHolderDied = try state.lock.lock()
             defer { state.lock.unlock() }
@@ -287,111 +289,5 @@ final class DiskCacheStore: Sendable {
     /// Whether the index lists `name` (after bringing it up to date).
     func isIndexed(name: String) throws -> Bool {
         try withIndex { index, _ in index.entries[name] != nil }
-    }
-
-    // MARK: extended data
-
-    /// The extended data of entry `name`, if any.
-    func extendedData(name: String) -> DiskCacheExtendedData? {
-        let full = path(forName: name)
-        var encoded: Data?
-        if !usesSideRecords {
-            switch DiskCacheFileSystem.getXattr(full, name: Self.xattrName) {
-            case .value(let data): encoded = data
-            case .missingFile: return nil
-            case .absent, .unsupported: break
-            }
-        }
-        if encoded == nil {
-            guard DiskCacheFileSystem.status(full) != nil else { return nil }
-            encoded = try? DiskCacheFileSystem.readFile(sideRecordPath(forName: name))
-        }
-        guard let encoded else { return nil }
-        return try? JSONDecoder().decode(DiskCacheExtendedData.self, from: encoded)
-    }
-
-    /// Replaces the extended data of the existing entry `name`; `false` when there is no entry.
-    @discardableResult
-    func setExtendedData(_ extendedData: DiskCacheExtendedData?, name: String) throws -> Bool {
-        let encoded = try extendedData.map { try JSONEncoder().encode($0) }
-        return try withIndex { _, _ in
-            let full = path(forName: name)
-            guard DiskCacheFileSystem.status(full) != nil else { return false }
-            if !usesSideRecords {
-                if let encoded {
-                    if DiskCacheFileSystem.setXattr(full, name: Self.xattrName, value: encoded) {
-                        unlink(sideRecordPath(forName: name))
-                        return true
-                    }
-                } else {
-                    _ = XattrCalls.remove(full, Self.xattrName)
-                    unlink(sideRecordPath(forName: name))
-                    return true
-                }
-            }
-            let side = sideRecordPath(forName: name)
-            guard let encoded else {
-                unlink(side)
-                return true
-            }
-            let temp = directory + "/.tmp-\(getpid())-\(tempCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
-            _ = try DiskCacheFileSystem.writeNewFile(encoded, at: temp, date: now(), xattr: nil)
-            guard rename(temp, side) == 0 else {
-                unlink(temp)
-                throw WebImageError.cacheIO(reason: "rename to \(side): \(DiskCacheFileSystem.errorText())")
-            }
-            return true
-        }
-    }
-
-    // MARK: maintenance
-
-    /// Moves the entries of `oldDirectory` (same naming) into this cache, keeping entries
-    /// already here; returns how many were moved. The old directory is removed when empty.
-    func migrate(from oldDirectory: String) throws -> Int {
-        guard oldDirectory != directory,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: oldDirectory)
-        else { return 0 }
-        return try withIndex { index, records in
-            var moved = 0
-            for name in names where DiskCacheFileName.isEntryName(name) {
-                let source = oldDirectory + "/" + name
-                let target = path(forName: name)
-                guard DiskCacheFileSystem.status(target) == nil,
-                    let info = DiskCacheFileSystem.status(source), (info.st_mode & S_IFMT) == S_IFREG
-                else { continue }
-                if rename(source, target) != 0 {
-                    // Another file system: copy, then remove the original.
-                    guard (try? FileManager.default.copyItem(atPath: source, toPath: target)) != nil else { continue }
-                    unlink(source)
-                }
-                let oldSide = oldDirectory + "/.meta-" + name
-                if DiskCacheFileSystem.status(oldSide) != nil {
-                    if rename(oldSide, sideRecordPath(forName: name)) != 0 {
-                        try? FileManager.default.copyItem(atPath: oldSide, toPath: sideRecordPath(forName: name))
-                    }
-                }
-                let date = DiskCacheFileSystem.date(configuration.expireDate, of: info, path: target)
-                index.upsert(name, size: Int(info.st_size), date: date)
-                DiskCacheJournal.appendUpsert(name: name, size: Int(info.st_size), date: date, to: &records)
-                moved += 1
-            }
-            if let rest = try? FileManager.default.contentsOfDirectory(atPath: oldDirectory),
-                rest.allSatisfy({ $0.hasPrefix(".") && !$0.hasPrefix(".meta-") })
-            {
-                try? FileManager.default.removeItem(atPath: oldDirectory)
-            }
-            return moved
-        }
-    }
-
-    /// Deletes temporary files left by processes that died mid-write.
-    func removeAbandonedTemporaryFiles() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.hasPrefix(".tmp-") || name.hasPrefix(".index.tmp-") {
-            let pidText = name.split(separator: "-").dropFirst().first ?? ""
-            guard let pid = Int32(pidText), !DiskCacheFileSystem.isProcessAlive(pid) else { continue }
-            unlink(path(forName: name))
-        }
     }
 }

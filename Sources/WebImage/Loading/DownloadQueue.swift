@@ -26,6 +26,9 @@ struct DownloadQueue<ID: Hashable> {
     /// Number of queued (not running) downloads.
     var waitingCount: Int { waiting.count }
 
+    /// The priorities of the queued downloads, highest first.
+    var waitingPriorities: [DownloadPriority] { waiting.map(\.priority).sorted(by: >) }
+
     /// Whether `id` is queued and not yet running.
     func isWaiting(_ id: ID) -> Bool { waiting.contains { $0.id == id } }
 

@@ -145,6 +145,8 @@ struct DownloaderStateMachine<Caller> {
     var runningCount: Int { queue.running.count }
     /// Downloads waiting for a slot.
     var queuedCount: Int { queue.waitingCount }
+    /// The priorities of the downloads waiting for a slot, highest first.
+    var queuedPriorities: [DownloadPriority] { queue.waitingPriorities }
     /// Downloads known to the machine in any phase.
     var downloadCount: Int { downloads.count }
 

@@ -45,7 +45,8 @@ public final class ImageDownloader: ImageLoader {
     /// Partial bodies of interrupted downloads (SPEC X-3).
     let resumableData: ResumableDataStore
     private let state: Mutex<LockedState>
-    private let observers = Mutex<(next: Int, byID: [Int: DownloadObserver])>((0, [:]))
+    /// The registered ``DownloadObserver``s by id (ImageDownloader+Observers.swift).
+    let observers = Mutex<(next: Int, byID: [Int: DownloadObserver])>((0, [:]))
 
     struct DownloadSetup: Sendable {
         let key: DownloadKey
@@ -100,36 +101,6 @@ public final class ImageDownloader: ImageLoader {
             _ = endpointClient?.shutdown()
         }
         egressProxy?.shutdown()
-    }
-
-    static func timeAmount(_ seconds: Double) -> TimeAmount {
-        TimeAmount.milliseconds(Int64(max(0.001, min(seconds, 86_400 * 365)) * 1000))
-    }
-
-    /// The HTTP client's settings; with `proxyPort`, every connection tunnels through the
-    /// egress proxy listening there.
-    static func clientConfiguration(_ configuration: ImageDownloaderConfiguration, proxyPort: Int? = nil) -> HTTPClient.Configuration {
-        let timeout = timeAmount(configuration.downloadTimeout)
-        let limit = Int(clamping: max(1, configuration.maximumResponseSize))
-        var client = HTTPClient.Configuration(
-            tlsConfiguration: configuration.tlsConfiguration,
-            redirectConfiguration: .follow(max: max(0, configuration.maximumRedirects), allowCycles: false),
-            timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: timeout),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(
-                idleTimeout: .seconds(60),
-                concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.connectionsPerHost)),
-            decompression: configuration.decompression ? .enabled(limit: .size(limit)) : .disabled)
-        // HTTP/2 when TLS and the server's ALPN agree on it, HTTP/1.1 otherwise (the default,
-        // stated so that it stays a decision).
-        client.httpVersion = .automatic
-        client.connectionPool.retryConnectionEstablishment = configuration.retriesFailedConnections
-        if let proxyPort {
-            // AsyncHTTPClient opens every http and https connection with `CONNECT host:port`.
-            // A refused CONNECT must fail the request at once, not be retried until the timeout.
-            client.proxy = .server(host: "127.0.0.1", port: proxyPort)
-            client.connectionPool.retryConnectionEstablishment = false
-        }
-        return client
     }
 
     /// Cancels every download and shuts the HTTP client down. Requests made afterwards fail
@@ -219,32 +190,6 @@ public final class ImageDownloader: ImageLoader {
         ImageLoaders.defaultShouldBlockFailedURL(error)
     }
 
-    // MARK: Observers
-
-    /// Registers `observer` for the events of every download (SPEC D-9); returns an id for
-    /// ``removeObserver(_:)``.
-    @discardableResult
-    public func addObserver(_ observer: @escaping DownloadObserver) -> Int {
-        observers.withLock { state in
-            let id = state.next
-            state.next += 1
-            state.byID[id] = observer
-            return id
-        }
-    }
-
-    /// Unregisters an observer.
-    public func removeObserver(_ id: Int) {
-        observers.withLock { _ = $0.byID.removeValue(forKey: id) }
-    }
-
-    func emit(_ event: @autoclosure () -> DownloadEvent) {
-        let current = observers.withLock { $0.byID.isEmpty ? [] : Array($0.byID.values) }
-        guard !current.isEmpty else { return }  // no observers: the event is never built
-        let event = event()
-        for observer in current { observer(event) }
-    }
-
     /// Changes the concurrency limit at run time; queued downloads start at once if it grew.
     /// Running downloads are never interrupted when it shrinks.
     public func setMaxConcurrentDownloads(_ limit: Int) {
@@ -258,6 +203,8 @@ public final class ImageDownloader: ImageLoader {
     public var runningDownloadCount: Int { state.withLock { $0.machine.runningCount } }
     /// Downloads waiting for a slot.
     public var queuedDownloadCount: Int { state.withLock { $0.machine.queuedCount } }
+    /// The priorities of the downloads waiting for a slot, highest first.
+    var queuedDownloadPriorities: [DownloadPriority] { state.withLock { $0.machine.queuedPriorities } }
 
     // MARK: Actions (always performed outside the lock)
 

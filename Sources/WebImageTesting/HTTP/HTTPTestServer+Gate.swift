@@ -13,7 +13,7 @@ extension HTTPTestServer {
     /// ``maximumWait``, which is longer than any hang guard of the tests.
     public final class Gate: Sendable {
         /// The longest a response waits for the gate.
-        public static let maximumWait: Duration = .seconds(180)
+        public static let maximumWait: Duration = .seconds(600)
 
         /// One held response.
         private enum Waiter {

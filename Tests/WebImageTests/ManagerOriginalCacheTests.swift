@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// The original of a transformed or thumbnailed image in a cache of its own (issue #13 item 13;
-/// SDWebImage's `originalImageCache` context, SPEC Q-5).
-@Suite("Peer parity: original image cache (Q-5, M-9)")
-struct ParityOriginalCacheTests {
+/// The original of a transformed or thumbnailed image in a cache of its own (SDWebImage's
+/// `originalImageCache` context, SPEC Q-5).
+@Suite("Image manager: original image cache (Q-5, M-9)")
+struct ManagerOriginalCacheTests {
     private func otherCache() -> ImageCache {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-original-\(UUID().uuidString)")
         return ImageCache(directory: directory, pool: ProcessingPool(name: "test.original", width: 2))

@@ -3,17 +3,10 @@ import Synchronization
 import Testing
 @testable import WebImage
 
-/// Memory expiry that does not wait for a read (issue #13 item 14; Kingfisher's
-/// `testAutoCleanExpiredMemory`, Nuke's per-entry TTL).
-@Suite("Peer parity: memory expiry without a read (K-1…K-4)")
-struct ParityExpiryTests {
-    /// A clock that moves only when told to.
-    final class ManualClock: Sendable {
-        private let time = Mutex<Double>(1000)
-        func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
-        var now: Double { time.withLock { $0 } }
-    }
-
+/// Memory expiry that does not wait for a read (Kingfisher's `testAutoCleanExpiredMemory`,
+/// Nuke's per-entry TTL).
+@Suite("Memory cache: expiry without a read (K-1…K-4)")
+struct CacheMemoryExpiryTests {
     private func image(cost: Int) -> Image { CacheFixtures.image(width: max(1, cost / 4), height: 1) }
 
     private func cache(lifetime: TimeInterval? = nil, clock: ManualClock) -> MemoryCache {

@@ -4,10 +4,10 @@ import Testing
 import WebImageTesting
 @testable import WebImage
 
-/// Live priority (issue #13 item 11; Nuke's `ImageTask.priority`): a queued or running load's
-/// priority changes through its handle, up or down, and a stale update never wins (SPEC D-4).
-@Suite("Peer parity: live priority, state machine (D-4)")
-struct ParityPriorityMachineTests {
+/// Live priority: a queued or running load's priority changes through its handle, up or down,
+/// and a stale update never wins (SPEC D-4).
+@Suite("Downloader live priority: state machine (D-4)")
+struct LoadingPriorityMachineTests {
     typealias Machine = DownloaderStateMachine<String>
     private func key(_ name: String) -> DownloadKey { DownloadKey(url: URL(string: "http://x/\(name)")!) }
 
@@ -87,8 +87,8 @@ struct ParityPriorityMachineTests {
     }
 }
 
-@Suite("Peer parity: live priority over loopback HTTP (D-4)")
-struct ParityPriorityEndToEndTests {
+@Suite("Downloader live priority over loopback HTTP (D-4)")
+struct LoadingPriorityEndToEndTests {
     /// Routes `busy` behind `gate` and `names` as plain images; records the order requests
     /// reach the server.
     private func routes(_ server: HTTPTestServer, gate: HTTPTestServer.Gate, names: [String]) -> Recorder<String> {
@@ -111,6 +111,9 @@ struct ParityPriorityEndToEndTests {
     func tokensReorderQueue() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.maxConcurrentDownloads = 1
+        // Only the gate ends the held download: its timeouts outlast the hang guards below.
+        configuration.downloadTimeout = 600
+        configuration.maximumDownloadDuration = 600
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let gate = HTTPTestServer.Gate()
             let arrivals = routes(server, gate: gate, names: ["a", "b", "c", "d"])
@@ -138,6 +141,9 @@ struct ParityPriorityEndToEndTests {
     func operationsReorderQueue() async throws {
         var configuration = testDownloaderConfiguration()
         configuration.maxConcurrentDownloads = 1
+        // Only the gate ends the held download: its timeouts outlast the hang guards below.
+        configuration.downloadTimeout = 600
+        configuration.maximumDownloadDuration = 600
         try await withServerAndDownloader(configuration: configuration) { server, downloader in
             let gate = HTTPTestServer.Gate()
             let arrivals = routes(server, gate: gate, names: ["a", "b", "c"])
@@ -156,6 +162,9 @@ struct ParityPriorityEndToEndTests {
             }
             operations["c"]!.setPriority(.high)
             operations["a"]!.setPriority(.low)
+            // The loads reach the downloader after their cache queries, each in its own time:
+            // the slot opens once all three wait in its queue with the new priorities.
+            #expect(await eventually { downloader.queuedDownloadPriorities == [.high, .normal, .low] })
             gate.open()
             #expect(await eventually { results.count == 4 })
             #expect(results.errorCodes.isEmpty)

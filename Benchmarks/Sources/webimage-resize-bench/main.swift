@@ -1,9 +1,11 @@
-// Release-mode resize benchmark (SPEC T-3). Built and run by scripts/bench-resize.sh, which
-// compiles it together with the WebImageCore sources (swiftc -O, whole module) so that no
-// package target is needed.
+// Resize benchmark (SPEC T-3): the Resampler on raw RGBA pixels, best and median of `runs`.
+// `make bench-resize` builds it in release mode (`swift build -c release --product
+// webimage-resize-bench`) and runs it through scripts/bench-resize.sh beside Pillow and libvips.
 //
-// Usage: ResizeBenchmark <raw RGBA file> <width> <height> <out width> <out height> <filter> <runs> [threads]
+// Usage: webimage-resize-bench <raw RGBA file> <width> <height> <out width> <out height> <filter> <runs> [threads]
+import Dispatch
 import Foundation
+import WebImageCore
 
 let args = CommandLine.arguments
 guard args.count >= 8,
@@ -11,7 +13,7 @@ guard args.count >= 8,
     let outWidth = Int(args[4]), let outHeight = Int(args[5]),
     let filter = ResizeFilter(rawValue: args[6]), let runs = Int(args[7])
 else {
-    print("usage: ResizeBenchmark <raw RGBA file> <w> <h> <out w> <out h> <filter> <runs> [threads]")
+    print("usage: webimage-resize-bench <raw RGBA file> <w> <h> <out w> <out h> <filter> <runs> [threads]")
     exit(2)
 }
 let threads = args.count > 8 ? Int(args[8]) ?? 1 : 1

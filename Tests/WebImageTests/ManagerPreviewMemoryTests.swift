@@ -3,32 +3,11 @@ import Synchronization
 import Testing
 @testable import WebImage
 
-/// Progressive previews in the memory cache (issue #13 item 12; Nuke's previews in memory):
-/// a second view of the same URL shows the preview while the download goes on; the final image
-/// replaces it; previews never reach the disk.
-@Suite("Peer parity: previews in memory (D-8, K-1)")
-struct ParityPreviewMemoryTests {
-    /// A loader the test drives by hand; every request of the URL gets every event.
-    final class BroadcastLoader: ImageLoader {
-        private let completions = Mutex<[ImageLoaderCompletion]>([])
-        struct Token: ImageLoaderToken { func cancel() {} }
-
-        var requestCount: Int { completions.withLock { $0.count } }
-        func canRequestImage(for url: URL) -> Bool { true }
-        func requestImage(
-            with url: URL, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
-            completed: @escaping ImageLoaderCompletion
-        ) -> any ImageLoaderToken {
-            completions.withLock { $0.append(completed) }
-            return Token()
-        }
-        func send(_ image: Image, data: Data, finished: Bool) {
-            for callback in completions.withLock({ $0 }) {
-                callback(.success(ImageLoaderResult(image: image, data: data, response: nil, finished: finished)))
-            }
-        }
-    }
-
+/// Progressive previews in the memory cache (Nuke's previews in memory): a second view of the
+/// same URL shows the preview while the download goes on; the final image replaces it; previews
+/// never reach the disk.
+@Suite("Image manager: previews in memory (D-8, K-1)")
+struct ManagerPreviewMemoryTests {
     private func previews(_ results: CompletionRecorder) -> [(isFinal: Bool, cacheType: ImageCacheType, width: Int)] {
         results.all.compactMap {
             if case .success(let result) = $0 { (result.isFinal, result.cacheType, result.image?.width ?? -1) } else { nil }

@@ -12,14 +12,15 @@ func rawContext() -> WebImageContext {
 }
 
 /// The downloader timeouts of the tests that do not test a timeout: long enough that a loaded
-/// machine never reaches them (a loopback answer takes milliseconds; a test that needs a
-/// download to stay open holds it at a gate, never behind a slow server), short enough to end a
-/// hang before the tests' 60 s hang guards would.
+/// machine never reaches them (a loopback answer takes milliseconds, but a test process beside
+/// hundreds of others and `stress-ng` can be kept off the processor for tens of seconds; a test
+/// that needs a download to stay open holds it at a gate, never behind a slow server), short
+/// enough to end a hang before the tests' hang guards (``eventually(within:_:)``, 300 s) would.
 enum TestTimeouts {
     /// ``ImageDownloaderConfiguration/downloadTimeout``.
-    static let download: Double = 30
+    static let download: Double = 120
     /// ``ImageDownloaderConfiguration/maximumDownloadDuration``.
-    static let request: Double = 50
+    static let request: Double = 150
 }
 
 /// A downloader configuration for tests: the raw test coder, and ``TestTimeouts``.
@@ -106,8 +107,10 @@ final class Recorder<Value: Sendable>: Sendable {
 }
 
 /// Polls `condition` every 10 ms for at most `seconds` (hang detection, not timing).
-/// A hang guard, not a timing assertion: generous, because suites run in parallel on 2 cores.
-func eventually(within seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
+/// A hang guard, not a timing assertion: generous, because suites run in parallel on 2 cores,
+/// possibly beside `stress-ng` (`make test-under-load`). It returns as soon as the condition
+/// holds, so a passing test never waits for it.
+func eventually(within seconds: Double = 300, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }

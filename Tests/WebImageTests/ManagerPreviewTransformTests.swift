@@ -3,48 +3,10 @@ import Synchronization
 import Testing
 @testable import WebImage
 
-/// Progressive previews go through the transformer too, cheaply (issue #13 item 3; SPEC D-8,
-/// M-9; SDWebImage and Nuke transform previews, Nuke drops one rather than queue it).
-@Suite("Peer parity: previews through the transformer (D-8, M-9)")
-struct ParityPreviewTransformTests {
-    /// A loader the test drives by hand: partial images, then the final one.
-    final class ManualLoader: ImageLoader {
-        private let completion = Mutex<ImageLoaderCompletion?>(nil)
-        struct Token: ImageLoaderToken { func cancel() {} }
-
-        var hasRequest: Bool { completion.withLock { $0 != nil } }
-        func canRequestImage(for url: URL) -> Bool { true }
-        func requestImage(
-            with url: URL, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
-            completed: @escaping ImageLoaderCompletion
-        ) -> any ImageLoaderToken {
-            completion.withLock { $0 = completed }
-            return Token()
-        }
-        func send(_ image: Image, finished: Bool) {
-            let callback = completion.withLock { $0 }
-            callback?(.success(ImageLoaderResult(image: image, data: Data([1, 2, 3]), response: nil, finished: finished)))
-        }
-    }
-
-    /// Turns any image into a 4×3 one; optionally each transform waits for one `open()`.
-    final class ShrinkTransformer: ImageTransformer {
-        let transformerKey = "Shrink"
-        private let gate: DispatchSemaphore?
-        private let started = Mutex(0)
-        init(gated: Bool) { gate = gated ? DispatchSemaphore(value: 0) : nil }
-        var startedCount: Int { started.withLock { $0 } }
-        func open() { gate?.signal() }
-        func transform(_ image: Image, key: String) -> Image? {
-            started.withLock { $0 += 1 }
-            if let gate { _ = gate.wait(timeout: .now() + 120) }  // a forgotten gate cannot hang the test
-            let pixels = PixelBuffer.make(width: 4, height: 3) { out in
-                for index in 0..<(4 * 3 * 4) { out[index] = 200 }
-            }
-            return Image(pixels: pixels)
-        }
-    }
-
+/// Progressive previews go through the transformer too, cheaply (SPEC D-8, M-9; SDWebImage and
+/// Nuke transform previews, Nuke drops one rather than queue it).
+@Suite("Image manager: previews through the transformer (D-8, M-9)")
+struct ManagerPreviewTransformTests {
     private func setUp(_ transformer: ShrinkTransformer) -> (ImageManager, ManualLoader, CompletionRecorder) {
         let loader = ManualLoader()
         let (manager, _) = ManagerFixtures.manager(loader: loader)
