@@ -5,7 +5,7 @@ SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
   bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references \
-  placeholder-references sigv4-references
+  placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
 ## botocore, moto[server]) (idempotent; no-op when present)
@@ -182,6 +182,13 @@ transform-references: bench-setup
 placeholder-references: setup
 	$(SWIFT) build --product webimage $(SWIFT_BUILD_FLAGS)
 	python3 scripts/placeholder-references.py
+
+## cmyk-profile: regenerate the built-in default CMYK profile (FOGRA39 data from Debian's
+## icc-profiles-free through ArgyllCMS's colprof; both installed when missing) into
+## Sources/WebImageCodecs/Color/DefaultCMYKProfile+Data.swift (scripts/make-cmyk-profile.sh).
+## The build never needs them: the generated file is committed.
+cmyk-profile:
+	bash scripts/make-cmyk-profile.sh
 
 ## clean: remove the build folder
 clean:
