@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
-  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references \
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
@@ -170,6 +170,16 @@ bench-callgrind: setup
 ## benchmark's tasks, for before/after checks while tuning (scripts/measure-service-cpu.sh)
 bench-service-cpu: release
 	bash scripts/measure-service-cpu.sh
+
+## bench-service-colour: the service's 12 MP → 500 px task through a release `webimage serve` on
+## a Display P3 and an Adobe RGB source against the untagged one, interleaved: median CPU-ms per
+## request and ratios (scripts/measure-service-colour.sh; COLOUR_REQUESTS, COLOUR_ROUNDS)
+COLOUR_REQUESTS ?= 30
+COLOUR_ROUNDS ?= 9
+bench-service-colour: setup
+	$(SWIFT) build -c release --product webimage $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)
+	bash scripts/measure-service-colour.sh $(COLOUR_REQUESTS) $(COLOUR_ROUNDS)
 
 ## transform-references: regenerate the Pillow resize references the transformer tests
 ## compare against (Tests/Fixtures/transform-references; scripts/make-transform-references.py)

@@ -7,6 +7,9 @@
 //   - decode: full decode of the same picture as a q90 JPEG, untagged against tagged.
 //   - thumbnail: decode to fit 500×500 and encode JPEG q80 (the service's task, in process),
 //     Display P3 against untagged.
+// `webimage-bench colour-sources DIR`: the same picture as q90 JPEGs for the service benchmark
+// (scripts/measure-service-colour.sh): untagged.jpg, display-p3.jpg and adobe-rgb.jpg, the
+// same pixel values with and without an embedded profile.
 import CLCMS2
 import Foundation
 import WebImageCodecs
@@ -64,6 +67,17 @@ enum ColourBench {
         }
         cpu.sort()
         return cpu[cpu.count / 2]
+    }
+
+    /// Writes the 12 MP picture as q90 JPEGs, untagged and with each profile embedded, to `directory`.
+    static func writeSources(to directory: URL) throws {
+        let pixels = picture(width: 4000, height: 3000)
+        let coder = JPEGCoder()
+        for (file, profile) in [("untagged.jpg", nil), ("display-p3.jpg", displayP3), ("adobe-rgb.jpg", adobeRGB)] {
+            let data = try coder.encode(
+                Image(pixels: pixels, hasAlpha: false, colorProfile: profile), format: .jpeg, options: EncodeOptions(quality: 0.9))
+            try data.write(to: directory.appendingPathComponent(file))
+        }
     }
 
     static func run(iterations: Int) throws {
