@@ -4,8 +4,8 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
-  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu transform-references \
-  placeholder-references sigv4-references
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
+  placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
 ## botocore, moto[server]) (idempotent; no-op when present)
@@ -174,6 +174,16 @@ bench-callgrind: setup
 bench-service-cpu: release
 	bash scripts/measure-service-cpu.sh
 
+## bench-service-colour: the service's 12 MP → 500 px task through a release `webimage serve` on
+## a Display P3 and an Adobe RGB source against the untagged one, interleaved: median CPU-ms per
+## request and ratios (scripts/measure-service-colour.sh; COLOUR_REQUESTS, COLOUR_ROUNDS)
+COLOUR_REQUESTS ?= 30
+COLOUR_ROUNDS ?= 9
+bench-service-colour: setup
+	$(SWIFT) build -c release --product webimage $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)
+	bash scripts/measure-service-colour.sh $(COLOUR_REQUESTS) $(COLOUR_ROUNDS)
+
 ## transform-references: regenerate the Pillow resize references the transformer tests
 ## compare against (Tests/Fixtures/transform-references; scripts/make-transform-references.py)
 transform-references: bench-setup
@@ -185,6 +195,13 @@ transform-references: bench-setup
 placeholder-references: setup
 	$(SWIFT) build --product webimage $(SWIFT_BUILD_FLAGS)
 	python3 scripts/placeholder-references.py
+
+## cmyk-profile: regenerate the built-in default CMYK profile (FOGRA39 data from Debian's
+## icc-profiles-free through ArgyllCMS's colprof; both installed when missing) into
+## Sources/WebImageCodecs/Color/DefaultCMYKProfile+Data.swift (scripts/make-cmyk-profile.sh).
+## The build never needs them: the generated file is committed.
+cmyk-profile:
+	bash scripts/make-cmyk-profile.sh
 
 ## clean: remove the build folder
 clean:

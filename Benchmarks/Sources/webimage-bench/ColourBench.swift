@@ -7,6 +7,11 @@
 //   - decode: full decode of the same picture as a q90 JPEG, untagged against tagged.
 //   - thumbnail: decode to fit 500×500 and encode JPEG q80 (the service's task, in process),
 //     Display P3 against untagged.
+// The variants of each measurement are interleaved round by round (the order rotating), and
+// ratios are the median over rounds of the ratio within a round.
+// `webimage-bench colour-sources DIR`: the same picture as q90 JPEGs for the service benchmark
+// (scripts/measure-service-colour.sh): untagged.jpg, display-p3.jpg and adobe-rgb.jpg, the
+// same pixel values with and without an embedded profile.
 import CLCMS2
 import Foundation
 import WebImageCodecs
@@ -54,27 +59,43 @@ enum ColourBench {
         }
     }
 
-    static func median(_ iterations: Int, _ body: () throws -> Void) rethrows -> Double {
-        try body()
-        var cpu: [Double] = []
-        for _ in 0..<iterations {
-            let c0 = clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID)
-            try body()
-            cpu.append(clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID) - c0)
+    /// Runs `bodies` once each to warm up, then `iterations` rounds of all of them in turn (the
+    /// order rotating each round, so that a loaded machine's slow moments fall on all alike).
+    /// Returns each body's median process-CPU milliseconds and, for every body, the median over
+    /// rounds of its time divided by the first body's time in the same round.
+    static func interleaved(_ iterations: Int, _ bodies: [() throws -> Void]) throws -> (medians: [Double], ratios: [Double]) {
+        for body in bodies { try body() }
+        var cpu = [[Double]](repeating: [], count: bodies.count)
+        for round in 0..<iterations {
+            for k in 0..<bodies.count {
+                let index = (k + round) % bodies.count
+                let c0 = clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID)
+                try bodies[index]()
+                cpu[index].append(clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID) - c0)
+            }
         }
-        cpu.sort()
-        return cpu[cpu.count / 2]
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let ratios = cpu.map { times in median(zip(times, cpu[0]).map { $0 / $1 }) }
+        return (cpu.map(median), ratios)
+    }
+
+    /// Writes the 12 MP picture as q90 JPEGs, untagged and with each profile embedded, to `directory`.
+    static func writeSources(to directory: URL) throws {
+        let pixels = picture(width: 4000, height: 3000)
+        let coder = JPEGCoder()
+        for (file, profile) in [("untagged.jpg", nil), ("display-p3.jpg", displayP3), ("adobe-rgb.jpg", adobeRGB)] {
+            let data = try coder.encode(
+                Image(pixels: pixels, hasAlpha: false, colorProfile: profile), format: .jpeg, options: EncodeOptions(quality: 0.9))
+            try data.write(to: directory.appendingPathComponent(file))
+        }
     }
 
     static func run(iterations: Int) throws {
         let pixels = picture(width: 4000, height: 3000)
         let mpix = Double(pixels.width * pixels.height) / 1e6
         for (name, profile) in [("Adobe RGB", adobeRGB), ("Display P3", displayP3)] {
-            // Both convert one 48 MB buffer in place (no allocation timed).
+            // Both convert one 48 MB buffer in place (no allocation timed), interleaved.
             var scratch = pixels.bytes
-            let ours = median(iterations) {
-                scratch.withUnsafeMutableBufferPointer { _ = ColorConversion.convertToSRGB($0, from: profile) }
-            }
             let data = profile.iccData!
             let source = data.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }!
             let sRGB = cmsCreate_sRGBProfile()!
@@ -82,39 +103,43 @@ enum ColourBench {
                 source, CLCMS2_TYPE_RGBA_8, sRGB, CLCMS2_TYPE_RGBA_8, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC),
                 cmsUInt32Number(cmsFLAGS_COPY_ALPHA))!
             var output = pixels.bytes
-            let lcms = median(iterations) {
-                output.withUnsafeMutableBytes { buffer in
-                    cmsDoTransform(transform, buffer.baseAddress, buffer.baseAddress, cmsUInt32Number(pixels.width * pixels.height))
-                }
-            }
+            let (medians, ratios) = try interleaved(iterations, [
+                {
+                    output.withUnsafeMutableBytes { buffer in
+                        cmsDoTransform(transform, buffer.baseAddress, buffer.baseAddress, cmsUInt32Number(pixels.width * pixels.height))
+                    }
+                },
+                { scratch.withUnsafeMutableBufferPointer { _ = ColorConversion.convertToSRGB($0, from: profile) } },
+            ])
             cmsDeleteTransform(transform)
             cmsCloseProfile(source)
             cmsCloseProfile(sRGB)
+            let (lcms, ours) = (medians[0], medians[1])
             print(String(
-                format: "convert %@ %.1f MP: ours cpu_ms=%.1f (%.0f Mpx/s), cmsDoTransform cpu_ms=%.1f (%.0f Mpx/s), speed-up %.1fx",
-                name, mpix, ours, mpix / ours * 1e3, lcms, mpix / lcms * 1e3, lcms / ours))
+                format: "convert %@ %.1f MP: ours cpu_ms=%.1f (%.0f Mpx/s), cmsDoTransform cpu_ms=%.1f (%.0f Mpx/s), speed-up %.1fx (median of rounds %.1fx)",
+                name, mpix, ours, mpix / ours * 1e3, lcms, mpix / lcms * 1e3, lcms / ours, 1 / ratios[1]))
         }
         let coder = JPEGCoder()
         let untagged = try coder.encode(Image(pixels: pixels, hasAlpha: false), format: .jpeg, options: EncodeOptions(quality: 0.9))
-        let plain = try median(iterations) { _ = try coder.decode(untagged, options: .default) }
-        print(String(format: "decode 12 MP JPEG untagged cpu_ms=%.1f", plain))
-        for (name, profile) in [("Adobe RGB", adobeRGB), ("Display P3", displayP3)] {
-            let tagged = try coder.encode(
-                Image(pixels: pixels, hasAlpha: false, colorProfile: profile), format: .jpeg, options: EncodeOptions(quality: 0.9))
-            let time = try median(iterations) { _ = try coder.decode(tagged, options: .default) }
-            print(String(format: "decode 12 MP JPEG %@ cpu_ms=%.1f (%.2fx untagged)", name, time, time / plain))
+        let tagged = try [adobeRGB, displayP3].map {
+            try coder.encode(Image(pixels: pixels, hasAlpha: false, colorProfile: $0), format: .jpeg, options: EncodeOptions(quality: 0.9))
+        }
+        let decodes = try interleaved(iterations, ([untagged] + tagged).map { data in { _ = try coder.decode(data, options: .default) } })
+        print(String(format: "decode 12 MP JPEG untagged cpu_ms=%.1f", decodes.medians[0]))
+        for (index, name) in ["Adobe RGB", "Display P3"].enumerated() {
+            print(String(
+                format: "decode 12 MP JPEG %@ cpu_ms=%.1f (%.2fx untagged, median of rounds)", name, decodes.medians[index + 1],
+                decodes.ratios[index + 1]))
         }
         // The service's thumbnail task in process: decode to fit 500×500 (shrink on load, then
         // the conversion on the reduced pixels), encode JPEG q80.
         let box = DecodeOptions(thumbnailPixelSize: PixelSize(width: 500, height: 500))
-        let thumbnail = { (data: Data) throws in
-            _ = try coder.encode(try coder.decode(data, options: box), format: .jpeg, options: EncodeOptions(quality: 0.8))
-        }
-        let plainThumbnail = try median(iterations) { try thumbnail(untagged) }
-        print(String(format: "thumbnail 12 MP JPEG -> 500 px untagged cpu_ms=%.1f", plainThumbnail))
-        let taggedP3 = try coder.encode(
-            Image(pixels: pixels, hasAlpha: false, colorProfile: displayP3), format: .jpeg, options: EncodeOptions(quality: 0.9))
-        let p3Thumbnail = try median(iterations) { try thumbnail(taggedP3) }
-        print(String(format: "thumbnail 12 MP JPEG -> 500 px Display P3 cpu_ms=%.1f (%.3fx untagged)", p3Thumbnail, p3Thumbnail / plainThumbnail))
+        let thumbnails = try interleaved(iterations, [untagged, tagged[1]].map { data in
+            { _ = try coder.encode(try coder.decode(data, options: box), format: .jpeg, options: EncodeOptions(quality: 0.8)) }
+        })
+        print(String(format: "thumbnail 12 MP JPEG -> 500 px untagged cpu_ms=%.1f", thumbnails.medians[0]))
+        print(String(
+            format: "thumbnail 12 MP JPEG -> 500 px Display P3 cpu_ms=%.1f (%.3fx untagged, median of rounds)", thumbnails.medians[1],
+            thumbnails.ratios[1]))
     }
 }

@@ -189,10 +189,12 @@ enum JPEGDecompression {
             }
         }
         if header.isCMYK {
-            // With its profile through LittleCMS unless asked to ignore it (CMYK pixels cannot
-            // be kept, so `.preserve` converts too); untagged CMYK the naive way.
-            if colorManagement == .ignore || header.colorProfile == nil
-                || !ColorConversion.convertCMYK(out, profile: header.colorProfile!, inverted: header.hasAdobeMarker)
+            // Through LittleCMS with its profile, or the built-in default CMYK profile when it
+            // has none (CMYK pixels cannot be kept, so `.preserve` converts too); the naive
+            // conversion when asked to ignore colour.
+            let profile = header.colorProfile ?? DefaultCMYKProfile.profile
+            if colorManagement == .ignore
+                || !ColorConversion.convertCMYK(out, profile: profile, inverted: header.hasAdobeMarker)
             {
                 JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
             }

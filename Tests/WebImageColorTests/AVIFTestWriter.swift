@@ -1,0 +1,38 @@
+import CAVIF
+import Foundation
+import Testing
+import WebImageCore
+
+/// AVIF files made at test time with libavif, carrying CICP code points in the `colr` `nclx`
+/// box (what our own encoder never writes: it embeds ICC).
+enum AVIFTestWriter {
+    /// `pixels` (opaque RGBA8) as a lossy 4:4:4 AVIF with the given code points, full range.
+    static func avif(_ pixels: PixelBuffer, primaries: UInt16, transfer: UInt16, matrix: UInt16) throws -> Data {
+        let image = try #require(avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8, AVIF_PIXEL_FORMAT_YUV444))
+        defer { avifImageDestroy(image) }
+        image.pointee.colorPrimaries = primaries
+        image.pointee.transferCharacteristics = transfer
+        image.pointee.matrixCoefficients = matrix
+        image.pointee.yuvRange = AVIF_RANGE_FULL
+        let converted = pixels.bytes.withUnsafeBufferPointer { bytes -> avifResult in
+            var rgb = avifRGBImage()
+            avifRGBImageSetDefaults(&rgb, image)
+            rgb.format = AVIF_RGB_FORMAT_RGBA
+            rgb.depth = 8
+            rgb.ignoreAlpha = AVIF_TRUE
+            rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress)
+            rgb.rowBytes = UInt32(pixels.width * 4)
+            return avifImageRGBToYUV(image, &rgb)
+        }
+        try #require(converted == AVIF_RESULT_OK)
+        let encoder = try #require(avifEncoderCreate())
+        defer { avifEncoderDestroy(encoder) }
+        encoder.pointee.minQuantizer = 8
+        encoder.pointee.maxQuantizer = 8
+        encoder.pointee.speed = 8
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        try #require(avifEncoderWrite(encoder, image, &output) == AVIF_RESULT_OK)
+        return Data(bytes: output.data, count: output.size)
+    }
+}
