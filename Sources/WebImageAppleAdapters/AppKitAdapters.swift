@@ -17,7 +17,7 @@
         }
 
         public func display(_ image: WebImage.Image?, transition: ImageTransition?) {
-            guard let image, let cgImage = image.pixels.makeCGImage() else {
+            guard let image, let cgImage = image.makeCGImage() else {
                 self.image = nil
                 return
             }

@@ -20,7 +20,7 @@
         /// A `UIImage` of this image: animated (frames and total duration) when it has several.
         @MainActor
         public func makeUIImage() -> UIImage? {
-            let images = frames.compactMap { $0.pixels.makeCGImage().map { UIImage(cgImage: $0, scale: scale, orientation: .up) } }
+            let images = frames.compactMap { $0.pixels.makeCGImage(colorProfile: colorProfile).map { UIImage(cgImage: $0, scale: scale, orientation: .up) } }
             guard let first = images.first else { return nil }
             return images.count > 1 ? UIImage.animatedImage(with: images, duration: duration) : first
         }

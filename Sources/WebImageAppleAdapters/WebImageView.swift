@@ -30,7 +30,7 @@
                 loaded = nil
                 guard let url else { return }
                 if let result = try? await ImageManager.shared.loadImage(with: url, options: options) {
-                    loaded = result.image?.pixels.makeCGImage()
+                    loaded = result.image?.makeCGImage()
                 }
             }
         }
