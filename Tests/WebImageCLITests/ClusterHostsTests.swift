@@ -42,9 +42,10 @@ import Testing
         // 4 sources × 3 sizes × 3 format buckets = 36 URLs; all answered, so all 36 are replayed.
         #expect(requests == 108 + 36, context)
         #expect(rerenders == 0, "the restarted hosts answered every replayed URL from the result store: \(context)")
-        // Each URL renders once, plus those svc2 rendered again elsewhere after its kill (its
-        // counters were read just before it, its unwritten renders were lost with it).
-        #expect((36...72).contains(renders), "renders=\(renders): \(context)")
+        // Each URL renders once, give or take svc2's: its counters are read just before its
+        // kill (renders it finished in between are not counted), and renders it had not yet
+        // written to the store are lost with it and done again on another host.
+        #expect((30...72).contains(renders), "renders=\(renders): \(context)")
         #expect(storeHits >= 36, "every replayed URL is a result-store hit: \(context)")
 
         // The host went away on an event, and the cluster came back whole.
