@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Writes Tests/Fixtures/sigv4/references.json: S3 GetObject requests as botocore builds and
-signs them, the reference of the Swift SigV4 signer's tests (S3SignatureV4Tests).
+"""Writes Tests/Fixtures/sigv4/references.json: S3 GetObject and PutObject requests as botocore
+builds and signs them, the reference of the Swift SigV4 signer's tests (S3SignatureV4Tests).
 
 For each case, botocore's S3 client serialises a GetObject request (bucket, key, versionId,
 addressing style, endpoint) and the request's URL is captured before anything is sent; then
-botocore's S3SigV4Auth signs a GET of that URL with no other header at a fixed time. The table
-keeps the URL and the signature headers.
+botocore's S3SigV4Auth signs a GET of that URL with no other header at a fixed time. The PUT
+cases do the same with PutObject and sign a PUT of that URL with the case's body (over plain
+http, where botocore always signs the body's SHA-256). The table keeps the URL, the method, the
+body and the signature headers.
 
 Run it in the venv of scripts/s3-venv.sh:
     "$(bash scripts/s3-venv.sh)" scripts/sigv4-references.py
@@ -44,8 +46,16 @@ CASES = [
     ("virtual-host-token-version", "my-images", "x+y.png", "null", "eu-central-1", None, "virtual", True),
 ]
 
+PUT_CASES = [
+    # name, bucket, key, region, endpoint, token, body
+    ("put-result", "results", "renders/v1/0123456789abcdef", "us-east-1", "http://127.0.0.1:9000", False,
+     "webimage-result-v1\n{\"contentType\":\"image/webp\"}body bytes"),
+    ("put-token-unicode", "results", "prefix with space/Ünï+key", "eu-west-1", "http://127.0.0.1:9000", True, "x" * 1000),
+    ("put-empty", "results", "empty", "us-west-2", "http://127.0.0.1:9000", False, ""),
+]
 
-def botocore_url(bucket, key, version, region, endpoint, style):
+
+def botocore_url(bucket, key, version, region, endpoint, style, operation="get_object"):
     session = botocore.session.get_session()
     client = session.create_client(
         "s3", region_name=region, endpoint_url=endpoint,
@@ -65,16 +75,18 @@ def botocore_url(bucket, key, version, region, endpoint, style):
     params = {"Bucket": bucket, "Key": key}
     if version is not None:
         params["VersionId"] = version
+    if operation == "put_object":
+        params["Body"] = b""
     try:
-        client.get_object(**params)
+        getattr(client, operation)(**params)
     except Captured:
         pass
     return captured["url"]
 
 
-def sign(url, region, token):
+def sign(url, region, token, method="GET", body=None):
     credentials = Credentials(KEY_ID, SECRET, TOKEN if token else None)
-    request = AWSRequest(method="GET", url=url, headers={})
+    request = AWSRequest(method=method, url=url, headers={}, data=body)
     with mock.patch.object(botocore.auth, "get_current_datetime", return_value=FIXED):
         botocore.auth.S3SigV4Auth(credentials, "s3", region).add_auth(request)
     return request.headers
@@ -90,6 +102,18 @@ def main():
             "endpoint": endpoint, "pathStyle": style == "path",
             "sessionToken": TOKEN if token else None,
             "url": url,
+            "amzDate": headers["X-Amz-Date"],
+            "contentSHA256": headers["X-Amz-Content-SHA256"],
+            "authorization": headers["Authorization"],
+        })
+    for name, bucket, key, region, endpoint, token, body in PUT_CASES:
+        url = botocore_url(bucket, key, None, region, endpoint, "path", operation="put_object")
+        headers = sign(url, region, token, method="PUT", body=body.encode("utf-8"))
+        out.append({
+            "name": name, "bucket": bucket, "key": key, "versionId": None, "region": region,
+            "endpoint": endpoint, "pathStyle": True,
+            "sessionToken": TOKEN if token else None,
+            "url": url, "method": "PUT", "body": body,
             "amzDate": headers["X-Amz-Date"],
             "contentSHA256": headers["X-Amz-Content-SHA256"],
             "authorization": headers["Authorization"],

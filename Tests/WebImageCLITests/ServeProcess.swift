@@ -12,9 +12,9 @@ final class ServeProcess: Sendable {
     let base: String
     let pid: Int32
 
-    /// Starts `webimage serve --bind 127.0.0.1:0 --allow-network loopback` with `arguments`,
-    /// and waits for its "listening on" line.
-    static func start(_ arguments: [String], openFileLimit: Int? = nil) async throws -> ServeProcess {
+    /// Starts `webimage serve --bind 127.0.0.1:0 --allow-network loopback` with `arguments`
+    /// (and `environment` over the test's own variables), and waits for its "listening on" line.
+    static func start(_ arguments: [String], openFileLimit: Int? = nil, environment: [String: String]? = nil) async throws -> ServeProcess {
         guard let binary = CLIRunner.binary else { throw CLIRunner.CLIError.binaryNotFound }
         let process = Process()
         let serve = ["serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback"] + arguments
@@ -25,6 +25,9 @@ final class ServeProcess: Sendable {
         } else {
             process.executableURL = binary
             process.arguments = serve
+        }
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
         let output = Pipe()
         process.standardOutput = output

@@ -82,6 +82,13 @@ struct SVGSanitizerTests {
             (#"<g a=x"'y />"#, #"<g a="x&quot;'y"/>"#),
             // Found by the svg-sanitizer fuzz target: a `url(` value with a `<` (written as `&lt;`).
             ("<f teN\u{E1}me=url(<#a) />", "<f/>"),
+            // Found by the svg-sanitizer fuzz target: a combining mark after `(` or `:` joins it
+            // into one grapheme cluster, which hid `url(` and `javascript:` from `String`
+            // matching; values are judged on bytes.
+            ("<rect fill=\"url(\u{05A4}http://e/x)\"/>", "<rect fill=\"url(#)\"/>"),
+            ("<rect style=\"fill:URL(\u{0300}http://e/x)\"/>", "<rect style=\"fill:URL(#)\"/>"),
+            ("<set attributeName=\"x\" to=\"javascript:\u{0300}alert(1)\"/>", "<set attributeName=\"x\"/>"),
+            ("<rect fill=\"url(\u{0300}#g)&amp;\"/>", "<rect/>"),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]
@@ -100,5 +107,26 @@ struct SVGSanitizerTests {
             let out = clean(input)
             #expect(!out.lowercased().contains("script"), "\(input) → \(out)")
         }
+    }
+}
+
+@Suite("Local source root")
+struct LocalSourceRootTests {
+    /// `café` (precomposed) and `cafe` + U+0301 are equal as Swift strings but different
+    /// directories on disk: the root check compares bytes.
+    @Test func aCanonicallyEquivalentSiblingIsOutsideTheRoot() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("local-root-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("caf\u{E9}")
+        let sibling = base.appendingPathComponent("cafe\u{301}")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: sibling, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Data([1]).write(to: root.appendingPathComponent("in.png"))
+        try Data([2]).write(to: sibling.appendingPathComponent("secret.png"))
+        var configuration = ImageServiceConfiguration()
+        configuration.localRoot = root
+        let policy = SourcePolicy(configuration: configuration)
+        #expect(try policy.localPath(of: "local:///in.png").hasSuffix("/in.png"))
+        #expect(throws: ImageServiceError.self) { try policy.localPath(of: "local:///../cafe\u{301}/secret.png") }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// The table of `Tests/Fixtures/sigv4/references.json`: S3 GetObject requests as botocore
-/// serialises and signs them at a fixed time. It is committed, and regenerated with botocore by
+/// The table of `Tests/Fixtures/sigv4/references.json`: S3 GetObject (and, with a `method` and a
+/// `body`, PutObject) requests as botocore serialises and signs them at a fixed time. It is committed, and regenerated with botocore by
 /// `"$(bash scripts/s3-venv.sh)" scripts/sigv4-references.py`.
 struct SigV4References: Decodable {
     struct Case: Decodable {
@@ -16,6 +16,10 @@ struct SigV4References: Decodable {
         let pathStyle: Bool
         let sessionToken: String?
         let url: String
+        /// `PUT` for the PutObject cases; `nil` for GET.
+        let method: String?
+        /// The PUT's body (UTF-8).
+        let body: String?
         let amzDate: String
         let contentSHA256: String
         let authorization: String
@@ -52,8 +56,9 @@ struct S3SignatureV4Tests {
         let test = try #require(table.cases.first { $0.name == name })
         let url = try #require(URL(string: test.url))
         let signer = AWSSignatureV4(credentials: table.credentials(test), region: test.region)
-        let request = ImageDownloadRequest(url: url, headers: [HTTPHeaderField(name: "Accept", value: "image/*")])
-        let signed = signer.sign(request, date: try table.signingDate)
+        let request = ImageDownloadRequest(url: url, method: test.method ?? "GET", headers: [HTTPHeaderField(name: "Accept", value: "image/*")])
+        let payloadHash = test.body.map(AWSSignatureV4.hexSHA256) ?? AWSSignatureV4.emptyPayloadHash
+        let signed = signer.sign(request, date: try table.signingDate, payloadHash: payloadHash)
         #expect(signed.value(forHeader: "Authorization") == test.authorization)
         #expect(signed.value(forHeader: "X-Amz-Date") == test.amzDate)
         #expect(signed.value(forHeader: "X-Amz-Content-SHA256") == test.contentSHA256)
@@ -62,7 +67,7 @@ struct S3SignatureV4Tests {
         #expect(signed.url == url)
     }
 
-    @Test("Given the s3:// URL of each case, then the signer maps it to botocore's URL and signs it as botocore does", arguments: try SigV4References.load().cases.map(\.name))
+    @Test("Given the s3:// URL of each case, then the signer (GET) and the object client (GET and PUT) map it to botocore's URL and sign it as botocore does", arguments: try SigV4References.load().cases.map(\.name))
     func mapsAndSignsLikeBotocore(name: String) throws {
         let table = try SigV4References.load()
         let test = try #require(table.cases.first { $0.name == name })
@@ -76,10 +81,19 @@ struct S3SignatureV4Tests {
             credentials: table.credentials(test))
         #expect(try configuration.requestURL(for: location).absoluteString == test.url)
         let date = try table.signingDate
-        let signer = S3RequestSigner(configuration, now: { date })
-        let signed = try signer.modify(ImageDownloadRequest(url: source))
-        #expect(signed.url.absoluteString == test.url)
-        #expect(signed.value(forHeader: "Authorization") == test.authorization)
+        let body = test.body.map { Data($0.utf8) }
+        if test.method == nil {
+            let signer = S3RequestSigner(configuration, now: { date })
+            let signed = try signer.modify(ImageDownloadRequest(url: source))
+            #expect(signed.url.absoluteString == test.url)
+            #expect(signed.value(forHeader: "Authorization") == test.authorization)
+        }
+        // The object client (the result store's) builds and signs the same request.
+        let client = S3ObjectClient(configuration: configuration, now: { date })
+        let request = try client.signedRequest(method: test.method ?? "GET", location, body: body, contentType: "application/octet-stream")
+        #expect(request.url.absoluteString == test.url)
+        #expect(request.value(forHeader: "Authorization") == test.authorization)
+        #expect(request.value(forHeader: "X-Amz-Content-SHA256") == test.contentSHA256)
     }
 
     @Test("Given an endpoint, then path style is the default; without one, AWS's virtual-host endpoint, path style for bucket names that cannot be hosts")

@@ -95,7 +95,7 @@ extension FuzzTarget {
                             !SVGSanitizer.isLocalReference(String(rest.prefix { $0 != ")" }).trimmingCharacters(in: CharacterSet(charactersIn: " \"'")))
                         }
                         if SVGSanitizer.Tag.keptValue(name: name, value: value) == nil || external {
-                            FuzzTarget.finding("sanitised SVG keeps attribute \(String(decoding: name, as: UTF8.self)) of <\(tag.name)>")
+                            FuzzTarget.finding("sanitised SVG keeps attribute \(String(decoding: name, as: UTF8.self).debugDescription)=\(text.debugDescription) of <\(tag.name)>")
                         }
                     }
                     index = tag.end

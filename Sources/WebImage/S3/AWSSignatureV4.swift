@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
 
-/// AWS Signature Version 4 for requests without a body, as botocore's S3 signer makes it.
+/// AWS Signature Version 4, as botocore's S3 signer makes it.
 ///
-/// ``sign(_:date:)`` adds `X-Amz-Date`, `X-Amz-Content-SHA256` (the SHA-256 of the empty body,
-/// what botocore sends for a `GET`), `X-Amz-Security-Token` for temporary credentials, and
-/// `Authorization`. The signed headers are `host` and every `x-amz-*` header; the others
+/// ``sign(_:date:payloadHash:)`` adds `X-Amz-Date`, `X-Amz-Content-SHA256` (the hex SHA-256 of
+/// the body: by default the empty body's, what botocore sends for a `GET`; a `PUT` passes its
+/// body's), `X-Amz-Security-Token` for temporary credentials, and `Authorization`. The signed headers are `host` and every `x-amz-*` header; the others
 /// (`Accept`, `Range`, `If-None-Match`, …) are sent unsigned, which S3 allows.
 ///
 /// The canonical request follows S3's rules: the URL's path is used as it is sent (already
@@ -32,17 +32,18 @@ public struct AWSSignatureV4: Sendable {
     }
 
     /// `request` with the signature headers set for the time `date` (any signature headers it
-    /// carried are replaced).
-    public func sign(_ request: ImageDownloadRequest, date: Date) -> ImageDownloadRequest {
+    /// carried are replaced); `payloadHash` is the hex SHA-256 of the body sent with it
+    /// (``emptyPayloadHash`` for none).
+    public func sign(_ request: ImageDownloadRequest, date: Date, payloadHash: String = emptyPayloadHash) -> ImageDownloadRequest {
         var signed = request
         let (amzDate, dateStamp) = Self.timestamps(date)
         signed.setValue(nil, forHeader: "Authorization")
         signed.setValue(amzDate, forHeader: "X-Amz-Date")
-        signed.setValue(Self.emptyPayloadHash, forHeader: "X-Amz-Content-SHA256")
+        signed.setValue(payloadHash, forHeader: "X-Amz-Content-SHA256")
         signed.setValue(credentials.sessionToken, forHeader: "X-Amz-Security-Token")
         let headers = Self.signedHeaders(of: signed)
         let canonical = Self.canonicalRequest(
-            method: signed.method, url: signed.url, headers: headers, payloadHash: Self.emptyPayloadHash)
+            method: signed.method, url: signed.url, headers: headers, payloadHash: payloadHash)
         let scope = "\(dateStamp)/\(region)/\(service)/aws4_request"
         let toSign = "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(Self.hexSHA256(canonical))"
         let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(toSign.utf8), using: signingKey(dateStamp: dateStamp)))

@@ -21,9 +21,13 @@ extension ImageService {
         }
     }
 
-    /// Fetch → headers → 304, or the info JSON (from the result cache, or computed once on the
-    /// pool for every request that asks for it meanwhile) → remembered for the hit path.
+    /// The result store (an answer another instance computed, without fetching) → fetch →
+    /// headers → 304, or the info JSON (from the result cache, or computed once on the pool for
+    /// every request that asks for it meanwhile, then also written to the result store) →
+    /// remembered for the hit path.
     private func produceInfo(_ request: ParsedInfoRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+        let storeKey = infoResultStoreKey(request)
+        if let storeKey, let stored = await storedInfoReply(request, key: storeKey, ifNoneMatch: ifNoneMatch) { return stored }
         try await slots.acquire()
         defer { slots.release() }
         let downloadStart = ContinuousClock.now
@@ -37,7 +41,8 @@ extension ImageService {
         if let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: headers.etag, fields: headers.notModifiedFields) {
             return notModified
         }
-        let result = try await info(source, request: request, key: headers.etag)
+        let keep = source.freshFor > 0 ? storeKey.map { (key: $0, lastModified: source.lastModified) } : nil
+        let result = try await info(source, request: request, key: headers.etag, store: keep)
         metrics.recordBytesOut(result.body.readableBytes)
         let reply = ServiceReply(status: 200, fields: headers.fields, body: result.body)
         if source.freshFor > 0 {
@@ -49,20 +54,46 @@ extension ImageService {
         return reply
     }
 
-    /// The info for `key`: from the result cache, or computed once on the pool, then cached.
-    private func info(_ source: SourceImage, request: ParsedInfoRequest, key: String) async throws -> RenderedResult {
+    /// The info for `key`: from the result cache, or computed once on the pool, then cached (and
+    /// queued for the result store under `store`'s key, when given).
+    private func info(
+        _ source: SourceImage, request: ParsedInfoRequest, key: String, store: (key: ResultStoreKey, lastModified: String?)?
+    ) async throws -> RenderedResult {
         if let cached = results.value(for: key) {
             metrics.recordResultCache(hit: true, layer: "memory")
             return cached
         }
         metrics.recordResultCache(hit: false, layer: "memory")
         let (options, components) = (request.options, request.components)
-        return try await renders.run(key) { [processor, pool, results, metrics, decodes] in
-            let computed = try await pool.run { () throws -> RenderedResult in
+        return try await renders.run(key) { [self] in
+            let computed = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
                 try processor.info(source, options: options, components: components, metrics: metrics, decodes: decodes)
             }
             results.insert(computed, for: key)
+            if let store { keepInResultStore(computed, key: store.key, etag: key, lastModified: store.lastModified) }
             return computed
         }
+    }
+
+    /// The `/info` request's key in the result store (`nil` without a store): the canonical
+    /// request with `info:` and the BlurHash components as its format choice, so it never equals
+    /// an image's key.
+    func infoResultStoreKey(_ request: ParsedInfoRequest) -> ResultStoreKey? {
+        guard resultStore != nil else { return nil }
+        return ResultStoreKey(source: request.source, options: request.options, formatChoice: request.storeFormatChoice)
+    }
+
+    /// The answer from the result store when it holds an unexpired `/info` entry for `key` (a
+    /// 200 with the stored JSON, or a 304), with no fetch and no decode.
+    private func storedInfoReply(_ request: ParsedInfoRequest, key: ResultStoreKey, ifNoneMatch: String?) async -> ServiceReply? {
+        guard let resultStore, let entry = await resultStore.lookup(key, now: now()), entry.contentType == "application/json" else {
+            return nil
+        }
+        let headers = ResponseHeaders(
+            contentType: entry.contentType, etag: entry.etag, maxAge: configuration.ttl,
+            disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: "json"),
+            varyAccept: false, lastModified: entry.lastModified, isFallback: false)
+        return storedAnswer(
+            entry, format: nil, headers: headers, path: request.path, variant: .any, expires: request.options.expires, ifNoneMatch: ifNoneMatch)
     }
 }

@@ -55,9 +55,12 @@ struct ParsedInfoRequest: Sendable {
         return components
     }
 
+    /// What stands for the output format in the ETag and the result-store key: `info:` and the
+    /// BlurHash components (`auto` when chosen from the aspect ratio).
+    var storeFormatChoice: String { "info:" + (components?.description ?? "auto") }
+
     /// The ETag of the info of a source with `identity`: distinct from every image result's.
     func etag(identity: String) -> String {
-        ResponseHeaders.etag(
-            identity: identity, options: options, format: "info:" + (components?.description ?? "auto"))
+        ResponseHeaders.etag(identity: identity, options: options, format: storeFormatChoice)
     }
 }

@@ -9,9 +9,9 @@
 /// ``entry(for:)`` under `result-store-timeout` and ``store(_:for:)`` from a background queue,
 /// one write at a time, so a slow store never holds an answer.
 ///
-/// ``DirectoryResultStore`` keeps entries as files; an object-storage store implements the same
-/// two methods over `GET`/`PUT` of `prefix/` + ``ResultStoreKey/name``, with the bytes of
-/// ``StoredResult`` as its body and the same checks on reading.
+/// ``DirectoryResultStore`` keeps entries as files; ``S3ResultStore`` implements the same two
+/// methods over `GET`/`PUT` of `prefix/` + ``ResultStoreKey/name`` in object storage, with the
+/// bytes of ``StoredResult`` as its body and the same checks on reading.
 public protocol ResultStore: Sendable {
     /// The entry stored under `key`, or `nil` when there is none (or it cannot be read whole:
     /// truncated, corrupt or over the store's size bound). Expired entries may be returned;

@@ -20,7 +20,8 @@ public struct ResultStoreKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The key of a normalised `source`, its processing options (canonical form) and the
-    /// output format choice (`fixed:webp`, `negotiated:avif`, `source`).
+    /// output format choice (`fixed:webp`, `negotiated:avif`, `source`; `info:4x3` or
+    /// `info:auto` for an `/info` answer).
     public init(source: String, options: ProcessingOptions, formatChoice: String) {
         self.init(canonicalRequest: "result-store-v1\n\(source)\n\(options.canonicalForm)\n\(formatChoice)")
     }

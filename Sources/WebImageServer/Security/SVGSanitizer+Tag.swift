@@ -125,26 +125,30 @@ extension SVGSanitizer {
         /// The value to keep for an attribute (`.some(nil)` for one without a value), `nil` to
         /// drop it.
         static func keptValue(name: [UInt8], value: [UInt8]?) -> [UInt8]?? {
-            let lowered = String(decoding: name.map(SVGSanitizer.lower), as: UTF8.self)
-            let local = lowered.split(separator: ":").last.map(String.init) ?? lowered
-            if local.hasPrefix("on") { return nil }
+            // Judged on bytes, ASCII case-insensitively, as browsers match names and schemes: a
+            // `String` compares grapheme clusters, and a combining mark after `(` or `:` would
+            // hide `url(` or `javascript:` from it.
+            let local = SVGSanitizer.localName(name)
+            if SVGSanitizer.hasPrefix(local, "on") { return nil }
             guard let value else { return .some(nil) }
-            let text = String(decoding: value, as: UTF8.self)
-            let squeezed = String(text.lowercased().unicodeScalars.filter { $0.value > 0x20 }.map(Character.init))
-            if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(local) {
+            let squeezed = value.filter { $0 > 0x20 }.map(SVGSanitizer.lower)
+            let hasEntity = value.contains(UInt8(ascii: "&"))
+            if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(String(decoding: local, as: UTF8.self)) {
                 // An entity could spell a scheme; a target that starts with `#` has none.
-                let fragment = text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("#")
-                guard SVGSanitizer.isLocalReference(text), fragment || !text.contains("&") else { return nil }
+                let fragment = value.first { !Tag.isSpace($0) } == UInt8(ascii: "#")
+                guard SVGSanitizer.isLocalReference(String(decoding: value, as: UTF8.self)), fragment || !hasEntity else { return nil }
                 return .some(value)
             }
-            if local == "style" { return .some(SVGSanitizer.sanitizeStyle(value)) }
+            if local.elementsEqual("style".utf8) { return .some(SVGSanitizer.sanitizeStyle(value)) }
             // Animations may not retarget event handlers or links.
-            if local == "attributename", squeezed.hasPrefix("on") || squeezed.contains("href") { return nil }
-            if squeezed.contains("javascript:") || squeezed.contains("vbscript:") { return nil }
+            if local.elementsEqual("attributename".utf8), SVGSanitizer.hasPrefix(squeezed, "on") || SVGSanitizer.find(squeezed, "href", from: 0) != nil {
+                return nil
+            }
+            if SVGSanitizer.find(squeezed, "javascript:", from: 0) != nil || SVGSanitizer.find(squeezed, "vbscript:", from: 0) != nil { return nil }
+            guard SVGSanitizer.find(squeezed, "url(", from: 0) != nil else { return .some(value) }
             // An entity could spell a scheme, and a `<` would be written as an entity.
-            if squeezed.contains("url("), text.contains("&") || text.contains("<") { return nil }
-            if squeezed.contains("url(") { return .some(SVGSanitizer.sanitizeStyle(value)) }
-            return .some(value)
+            if hasEntity || value.contains(UInt8(ascii: "<")) { return nil }
+            return .some(SVGSanitizer.sanitizeStyle(value))
         }
 
         static func isNameStart(_ byte: UInt8) -> Bool {

@@ -190,27 +190,48 @@ enum SVGSanitizer {
     }
 
     /// CSS with `@import` rules and `url(…)` references outside the document neutralised, and
-    /// no `<` (CSS needs none; markup could end the style element in an HTML parser).
+    /// no `<` (CSS needs none; markup could end the style element in an HTML parser). Matched on
+    /// bytes, ASCII case-insensitively, as a CSS parser reads them.
     static func sanitizeStyle(_ css: [UInt8]) -> [UInt8] {
-        var text = String(decoding: css.filter { $0 != UInt8(ascii: "<") }, as: UTF8.self)
+        var bytes = css.filter { $0 != UInt8(ascii: "<") }
         // Entity and backslash escapes could spell `url` or `@import` in disguise: such CSS is dropped.
-        if text.contains("\\") || text.contains("&") { return [] }
-        while let range = text.range(of: "@import", options: .caseInsensitive) {
-            let end = text[range.upperBound...].firstIndex(of: ";").map { text.index(after: $0) } ?? text.endIndex
-            text.removeSubrange(range.lowerBound..<end)
+        if bytes.contains(UInt8(ascii: "\\")) || bytes.contains(UInt8(ascii: "&")) { return [] }
+        let lowered = bytes.map(lower)
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.count)
+        var index = 0
+        while let start = find(lowered, "@import", from: index) {
+            kept += bytes[index..<start]
+            index = lowered[start...].firstIndex(of: UInt8(ascii: ";")).map { $0 + 1 } ?? lowered.count
         }
-        var result = ""
-        var rest = Substring(text)
-        while let range = rest.range(of: "url(", options: .caseInsensitive) {
-            result += rest[..<range.upperBound]
-            let close = rest[range.upperBound...].firstIndex(of: ")") ?? rest.endIndex
-            let target = rest[range.upperBound..<close].trimmingCharacters(in: .whitespaces)
+        kept += bytes[index...]
+        bytes = kept
+        let keptLowered = bytes.map(lower)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        index = 0
+        while let found = find(keptLowered, "url(", from: index) {
+            let open = found + 4
+            result += bytes[index..<open]
+            let close = bytes[open...].firstIndex(of: UInt8(ascii: ")")) ?? bytes.count
+            let target = String(decoding: bytes[open..<close], as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 .trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-            result += isLocalReference(target) ? String(rest[range.upperBound..<close]) : "#"
-            rest = rest[close...]
+            if isLocalReference(target) { result += bytes[open..<close] } else { result.append(UInt8(ascii: "#")) }
+            index = close
         }
-        result += rest
-        return Array(result.utf8)
+        result += bytes[index...]
+        return result
+    }
+
+    /// An attribute's local name in ASCII lower case (`xlink:HREF` → `href`).
+    static func localName(_ name: [UInt8]) -> [UInt8] {
+        let lowered = name.map(lower)
+        return lowered.split(separator: UInt8(ascii: ":")).last.map(Array.init) ?? lowered
+    }
+
+    /// Whether `bytes` starts with the ASCII `prefix`.
+    static func hasPrefix(_ bytes: [UInt8], _ prefix: String) -> Bool {
+        bytes.starts(with: prefix.utf8)
     }
 
     /// Whether a link or `url()` target stays inside the document (`#id`) or is an image

@@ -52,7 +52,9 @@ struct SourcePolicy: Sendable {
         let relative = String(source.dropFirst("local://".count))
         let rootPath = localRoot.standardizedFileURL.resolvingSymlinksInPath().path
         let candidate = URL(fileURLWithPath: rootPath).appendingPathComponent(relative).standardizedFileURL.resolvingSymlinksInPath().path
-        guard candidate.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/") else {
+        // Compared as bytes: `String.hasPrefix` compares canonically equivalent characters
+        // (`é` and `e` + U+0301) as equal, which name different directories on disk.
+        guard candidate.utf8.starts(with: (rootPath.hasSuffix("/") ? rootPath : rootPath + "/").utf8) else {
             throw .sourceNotAllowed("outside the local root")
         }
         return candidate

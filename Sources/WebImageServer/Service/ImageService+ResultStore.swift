@@ -21,14 +21,25 @@ extension ImageService {
             contentType: entry.contentType, etag: entry.etag, maxAge: configuration.ttl,
             disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: format.imageFormat.fileExtension),
             varyAccept: request.format.varies(negotiating: negotiation.negotiates), lastModified: entry.lastModified, isFallback: false)
+        return storedAnswer(
+            entry, format: format, headers: headers, path: request.path, variant: request.variant, expires: request.options.expires,
+            ifNoneMatch: ifNoneMatch)
+    }
+
+    /// The stored entry's answer with `headers`, after putting it into the result cache and
+    /// remembering `path` for the hit path.
+    func storedAnswer(
+        _ entry: StoredResult, format: OutputFormat?, headers: ResponseHeaders, path: String, variant: FormatVariant, expires: Int64?,
+        ifNoneMatch: String?
+    ) -> ServiceReply {
         let result = RenderedResult(body: ByteBuffer(bytes: entry.body), format: format)
         results.insert(result, for: entry.etag)
         let fresh = min(configuration.sourceRevalidateAfter, entry.expiresAt.timeIntervalSince(now()))
         if fresh > 0 {
             let known = KnownAnswer(
                 etag: entry.etag, fields: headers.fields, notModifiedFields: headers.notModifiedFields,
-                freshUntil: ContinuousClock.now + .milliseconds(Int64(fresh * 1000)), expires: request.options.expires)
-            results.remember(known, for: request.path, variant: request.variant)
+                freshUntil: ContinuousClock.now + .milliseconds(Int64(fresh * 1000)), expires: expires)
+            results.remember(known, for: path, variant: variant)
         }
         if let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: entry.etag, fields: headers.notModifiedFields) {
             return notModified
@@ -39,9 +50,11 @@ extension ImageService {
 
     /// Queues a fresh render for the result store under `key`, to be served until now + `ttl`.
     func keepInResultStore(_ result: RenderedResult, key: ResultStoreKey, etag: String, lastModified: String?) {
-        guard let resultStore, let format = result.format, configuration.ttl > 0 else { return }
+        guard let resultStore, configuration.ttl > 0 else { return }
+        // An image's media type, or JSON for an `/info` answer.
+        let contentType = result.format?.imageFormat.mimeType ?? "application/json"
         let stored = StoredResult(
-            body: Data(result.body.readableBytesView), contentType: format.imageFormat.mimeType, etag: etag,
+            body: Data(result.body.readableBytesView), contentType: contentType, etag: etag,
             lastModified: lastModified, expiresAt: now().addingTimeInterval(Double(configuration.ttl)))
         resultStore.keep(stored, for: key)
     }

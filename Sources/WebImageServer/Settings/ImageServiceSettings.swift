@@ -44,11 +44,11 @@ public enum ImageServiceSettings {
         Setting(name: "signature-size", meaning: "bytes of HMAC kept in signatures (1-32)", defaultValue: "32", repeatable: false),
         Setting(name: "allow-source", meaning: "allowed source URL prefix", defaultValue: "any", repeatable: true),
         Setting(name: "use-s3", meaning: "read s3://bucket/key sources, with the credentials of the AWS_* variables or ~/.aws files", defaultValue: "false", repeatable: false),
-        Setting(name: "s3-endpoint", meaning: "S3 endpoint URL (MinIO, moto, …)", defaultValue: "AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS", repeatable: false),
+        Setting(name: "s3-endpoint", meaning: "S3 endpoint URL (MinIO, moto, …) of s3:// sources and an s3:// result store", defaultValue: "AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS", repeatable: false),
         Setting(name: "s3-region", meaning: "S3 region requests are signed for", defaultValue: "AWS_REGION, AWS_DEFAULT_REGION, else us-east-1", repeatable: false),
         Setting(name: "s3-endpoint-use-path-style", meaning: "path-style S3 URLs (endpoint/bucket/key); false = virtual-host style", defaultValue: "true with an endpoint", repeatable: false),
-        Setting(name: "s3-allowed-bucket", meaning: "bucket s3:// sources may name", defaultValue: "any", repeatable: true),
-        Setting(name: "s3-denied-bucket", meaning: "bucket s3:// sources may not name", defaultValue: "none", repeatable: true),
+        Setting(name: "s3-allowed-bucket", meaning: "bucket s3:// sources may name (not applied to the result store's bucket)", defaultValue: "any", repeatable: true),
+        Setting(name: "s3-denied-bucket", meaning: "bucket s3:// sources may not name (not applied to the result store's bucket)", defaultValue: "none", repeatable: true),
         Setting(name: "allow-network", meaning: "address class allowed for sources: loopback, private, link-local", defaultValue: "none (public only)", repeatable: true),
         Setting(name: "allow-address", meaning: "CIDR range allowed for sources", defaultValue: "none", repeatable: true),
         Setting(name: "download-timeout", meaning: "seconds a source download may take (then 504)", defaultValue: "10", repeatable: false),
@@ -58,7 +58,7 @@ public enum ImageServiceSettings {
         Setting(name: "max-processing-memory", meaning: "bytes of result-sized canvases one request may hold while processing (then 400)", defaultValue: "1073741824", repeatable: false),
         Setting(name: "sanitize-svg", meaning: "remove scripts, event handlers and external references from SVG answered as SVG", defaultValue: "true", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
-        Setting(name: "result-store", meaning: "where rendered results are also kept for other instances and restarts: a directory (/path or file:///path) every instance mounts", defaultValue: "none", repeatable: false),
+        Setting(name: "result-store", meaning: "where rendered results and /info answers are also kept for other instances and restarts: a directory (/path or file:///path) every instance mounts, or s3://bucket/prefix at the S3 endpoint of the s3-* settings and AWS credentials (use-s3 not needed; the bucket rules do not apply)", defaultValue: "none", repeatable: false),
         Setting(name: "result-store-timeout", meaning: "seconds a result-store lookup may take before the request goes on without it", defaultValue: "1", repeatable: false),
         Setting(name: "keep-alive-timeout", meaning: "seconds an idle connection is kept open", defaultValue: "75", repeatable: false),
         Setting(name: "max-clients", meaning: "client connections held at once; more wait to be accepted (lowered to what the file descriptor limit allows)", defaultValue: "2048", repeatable: false),
@@ -230,17 +230,34 @@ public enum ImageServiceSettings {
             configuration.resultStoreTimeout = seconds
         }
         if let text = one("result-store") {
-            configuration.resultStore = try resultStore(text, maxEntryBytes: configuration.limits.maxResultBytes)
+            let timeout = configuration.resultStoreTimeout, s3 = configuration.s3
+            configuration.resultStore = try resultStore(text, maxEntryBytes: configuration.limits.maxResultBytes, timeout: timeout) {
+                () throws(Problem) -> S3Configuration in
+                if let s3 { return s3 }
+                return try s3Configuration(
+                    values, endpoint: one("s3-endpoint"), region: one("s3-region"), pathStyle: try bool("s3-endpoint-use-path-style"),
+                    environment: environment)
+            }
         }
         return (configuration, host, port)
     }
 
     /// The result store a `result-store` value names: a directory path or `file://` URL (which
-    /// must exist and be a directory); `s3://` is refused until object storage is available.
-    static func resultStore(_ text: String, maxEntryBytes: Int) throws(Problem) -> any ResultStore {
+    /// must exist and be a directory), or an `s3://bucket/prefix` location at the endpoint, with
+    /// the credentials, of the `s3-*` settings and the AWS variables (`s3`; `use-s3` is not
+    /// needed: it turns on `s3://` sources, and the bucket rules for sources do not apply to the
+    /// store). Each store request may take `timeout` × 10 seconds (at least 10), as writes do.
+    static func resultStore(
+        _ text: String, maxEntryBytes: Int, timeout: Double, s3: () throws(Problem) -> S3Configuration
+    ) throws(Problem) -> any ResultStore {
         let lowered = text.lowercased()
         if lowered.hasPrefix("s3://") {
-            throw Problem(description: "result-store: an S3 result store needs --use-s3 (not yet available); give a directory")
+            let configuration = try s3()
+            do {
+                return try S3ResultStore(url: text, configuration: configuration, maxEntryBytes: maxEntryBytes, timeout: max(10, timeout * 10))
+            } catch {
+                throw Problem(description: "result-store: \(error)")
+            }
         }
         var path = text
         if lowered.hasPrefix("file://") {
@@ -256,7 +273,8 @@ public enum ImageServiceSettings {
         return DirectoryResultStore(directory: URL(fileURLWithPath: path, isDirectory: true), maxEntryBytes: maxEntryBytes)
     }
 
-    /// The S3 settings of `use-s3`: the AWS variables and files, then the `s3-*` settings.
+    /// The S3 settings of `use-s3` and of an `s3://` result store: the AWS variables and files,
+    /// then the `s3-*` settings.
     private static func s3Configuration(
         _ values: [String: [String]], endpoint: String?, region: String?, pathStyle: Bool?, environment: [String: String]
     ) throws(Problem) -> S3Configuration {
@@ -264,7 +282,7 @@ public enum ImageServiceSettings {
         do {
             settings = try AWSSettings.resolve(environment: environment)
         } catch {
-            throw Problem(description: "use-s3: \(error)")
+            throw Problem(description: "AWS settings: \(error)")
         }
         var s3 = S3Configuration(settings: settings)
         if let endpoint {
