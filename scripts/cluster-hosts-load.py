@@ -4,11 +4,13 @@
     cluster-hosts-load.py urls OUT KEY_HEX SALT_HEX SEED --source URL... --size N...
         Writes one `ACCEPT<TAB>PATH` line per source x size x Accept spelling, in a fixed shuffled
         order; every path is signed (imgproxy's base64url(HMAC-SHA256(key, salt + path))).
-    cluster-hosts-load.py load BASE_URL URLS COUNT CONCURRENCY RESULTS [EVENT_AT EVENT_FILE]
+    cluster-hosts-load.py load BASE_URL URLS COUNT CONCURRENCY RESULTS RATE [EVENT_AT EVENT_FILE]
         COUNT GETs at CONCURRENCY, request i using line i mod len (so the URL set is passed over
-        again and again). Appends `STATUS<TAB>LATENCY_MS<TAB>ACCEPT<TAB>PATH` per request to
-        RESULTS (status 0 = transport error or timeout). With EVENT_FILE, that file is created
-        once EVENT_AT requests have completed, and the load goes on.
+        again and again), request i starting no earlier than i / RATE seconds after the first
+        (RATE 0: as fast as the answers come), so the load lasts about COUNT / RATE seconds.
+        Appends `STATUS<TAB>LATENCY_MS<TAB>ACCEPT<TAB>PATH` per request to RESULTS (status 0 =
+        transport error or timeout). With EVENT_FILE, that file is created once EVENT_AT
+        requests have completed, and the load goes on.
     cluster-hosts-load.py rendered RESULTS OUT
         The URLs answered 200 so far, one line per path and format bucket (what nginx's map
         makes of Accept: avif, webp, other), for the replay after the restart.
@@ -60,16 +62,17 @@ def urls(arguments):
 
 
 def load(arguments):
-    base, urls_file, count, concurrency, results_file = arguments[:5]
-    count, concurrency = int(count), int(concurrency)
-    event_at = int(arguments[5]) if len(arguments) > 6 else -1
-    event_file = arguments[6] if len(arguments) > 6 else None
+    base, urls_file, count, concurrency, results_file, rate = arguments[:6]
+    count, concurrency, rate = int(count), int(concurrency), float(rate)
+    event_at = int(arguments[6]) if len(arguments) > 7 else -1
+    event_file = arguments[7] if len(arguments) > 7 else None
     target = urllib.parse.urlsplit(base)
     with open(urls_file, encoding="utf-8") as f:
         lines = [line.rstrip("\n").split("\t", 1) for line in f if line.strip()]
     lock = threading.Lock()
     state = {"next": 0, "done": 0}
     results = []
+    first = time.monotonic()
 
     def worker():
         conn = None
@@ -80,6 +83,10 @@ def load(arguments):
                 i = state["next"]
                 state["next"] += 1
             accept, path = lines[i % len(lines)]
+            if rate > 0:
+                delay = first + i / rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
             start = time.monotonic()
             status = 0
             try:

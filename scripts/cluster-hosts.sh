@@ -72,12 +72,12 @@ CORPUS="${CORPUS:-$ROOT/../shared/corpus}"
 [ -d "$CORPUS" ] || refuse "no image corpus at $CORPUS"
 
 if [ "$SHORT" = 1 ]; then
-  BOUND=240; REQUESTS="${CLUSTER_HOSTS_REQUESTS:-108}"; KILL_AT=12; SIZES=(48 96 160); S3_SIZE=240x180
+  BOUND=240; REQUESTS="${CLUSTER_HOSTS_REQUESTS:-216}"; RATE=40; KILL_AT=12; SIZES=(48 96 160); S3_SIZE=240x180
   HTTP_SOURCES=(sdwebimage/IndexedPNG.png jpeg-libjpeg-turbo/testorig.jpg)
   S3_SOURCES=(photo.jpg mono.png)
 else
-  BOUND=900; REQUESTS="${CLUSTER_HOSTS_REQUESTS:-432}"; KILL_AT=24; SIZES=(64 128 200 320); S3_SIZE=1200x900
-  HTTP_SOURCES=(sdwebimage/TestImageLarge.jpg sdwebimage/IndexedPNG.png jpeg-libjpeg-turbo/monkey12.jpg)
+  BOUND=900; REQUESTS="${CLUSTER_HOSTS_REQUESTS:-1440}"; RATE=60; KILL_AT=24; SIZES=(64 128 200 320); S3_SIZE=1200x900
+  HTTP_SOURCES=(sdwebimage/TestImageLarge.jpg sdwebimage/IndexedPNG.png sdwebimage/TestImageStatic.webp)
   S3_SOURCES=(photo.jpg photo.png mono.png)
 fi
 CONCURRENCY=8
@@ -248,9 +248,9 @@ URL_COUNT="$(wc -l <"$WORK/urls.txt")"
 LOAD=(python3 "$ROOT/scripts/cluster-hosts-load.py")
 
 # The load, and svc2 taken away once KILL_AT requests have completed (an event, not a time).
-say "load: $REQUESTS requests at concurrency $CONCURRENCY over $URL_COUNT URLs; svc2 goes after $KILL_AT"
+say "load: $REQUESTS requests over $URL_COUNT URLs, at most $RATE/s and $CONCURRENCY at once; svc2 goes after $KILL_AT"
 in_ns front "${BOUNDED[@]}" "${LOAD[@]}" load "http://$FRONT:8080" "$WORK/urls.txt" "$REQUESTS" "$CONCURRENCY" \
-  "$WORK/results.txt" "$KILL_AT" "$WORK/kill-now" &
+  "$WORK/results.txt" "$RATE" "$KILL_AT" "$WORK/kill-now" &
 LOAD_PID=$!
 PIDS+=("$LOAD_PID")
 while [ ! -e "$WORK/kill-now" ] && kill -0 "$LOAD_PID" 2>/dev/null; do sleep 0.05; done
@@ -265,7 +265,9 @@ wait "$(cat "$WORK/svc2.timeout-pid")" 2>/dev/null || true
 say "svc2 taken away after $(cat "$WORK/kill-now" | tr -d '\n') requests: every process SIGKILLed, link down"
 wait "$LOAD_PID"
 RETRIED="$(grep -c 'upstream=[^ ]*, ' "$WORK/nginx/logs/access.log" || true)"
-say "load done; nginx retried $RETRIED requests on another host"
+REFUSED="$(grep -c 'Connection refused) while connecting to upstream' "$WORK/nginx/logs/error.log" || true)"
+TIMEDOUT="$(grep -c 'timed out) while connecting to upstream' "$WORK/nginx/logs/error.log" || true)"
+say "load done; nginx retried $RETRIED requests on another host (connects to svc2 refused: $REFUSED, timed out: $TIMEDOUT)"
 
 # Restart every service host: svc1 and svc3 stop gracefully (their queued store writes are
 # written), svc2 gets its link back; then three fresh processes with empty memory caches.
@@ -285,7 +287,7 @@ say "every service host restarted: fresh processes on ${SVC[*]}"
 # Replay what was answered before, one request per URL and format bucket.
 "${LOAD[@]}" rendered "$WORK/results.txt" "$WORK/replay.txt"
 REPLAY="$(wc -l <"$WORK/replay.txt")"
-in_ns front "${BOUNDED[@]}" "${LOAD[@]}" load "http://$FRONT:8080" "$WORK/replay.txt" "$REPLAY" 4 "$WORK/results.txt" &
+in_ns front "${BOUNDED[@]}" "${LOAD[@]}" load "http://$FRONT:8080" "$WORK/replay.txt" "$REPLAY" 4 "$WORK/results.txt" 0 &
 REPLAY_PID=$!
 PIDS+=("$REPLAY_PID")
 wait "$REPLAY_PID"
