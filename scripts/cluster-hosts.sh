@@ -213,11 +213,13 @@ start_service() { # N: starts `webimage serve` on host svcN; the service's pid g
 for n in 1 2 3; do start_service "$n"; done
 say "service hosts up: webimage serve on ${SVC[*]} (port 8080), result store $RESULT_STORE"
 
-# The front: nginx from the template, upstreams on the service hosts, no cache of its own.
+# The front: nginx from the template, upstreams on the service hosts, no cache of its own, and
+# no time limit on retries (a request svc2 had already received when its link went down is
+# retried after proxy_read_timeout instead of failing; scripts/cluster-nginx-conf.py).
 UPSTREAMS=""
 for address in "${SVC[@]}"; do UPSTREAMS+="        server $address:8080 max_fails=1 fail_timeout=3s;"$'\n'; done
 python3 "$ROOT/scripts/cluster-nginx-conf.py" "$ROOT/deploy/nginx/nginx.conf" "$WORK/nginx/nginx.conf" \
-  "$FRONT:8080" "$UPSTREAMS" "user root;" --no-cache
+  "$FRONT:8080" "$UPSTREAMS" "user root;" --no-cache --retry-silent-hosts
 NGINX_ARGS=(-p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/logs/error.log" -g 'daemon off;')
 in_ns front "$NGINX" -t -q "${NGINX_ARGS[@]}"
 in_ns front "${BOUNDED[@]}" "$NGINX" "${NGINX_ARGS[@]}" &
