@@ -3,7 +3,8 @@
 # veth links to a bridge in a namespace of its own (addresses CLUSTER_HOSTS_NET.0/24, by default
 # 10.231.0.0/24, on links this script creates; no namespace has a default route and no link
 # reaches the machine's own namespace, so no packet leaves them):
-#   front   .1        nginx (deploy/nginx/nginx.conf, its own result cache off) and the load
+#   front   .1        nginx (deploy/nginx/nginx.conf; its own result cache off, retries without a
+#                     time limit: scripts/cluster-nginx-conf.py) and the load
 #   svc1-3  .11-.13   `webimage serve` (release build): s3:// sources and
 #                     --result-store s3://results/cluster on the storage host
 #   store   .20       moto's S3 server (scripts/cluster-storage.py, .build-s3-venv) on :9000, and
