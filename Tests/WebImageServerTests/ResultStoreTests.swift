@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import WebImageServer
+@testable import WebImageServer
 import WebImageTesting
 
 /// The shared result store over loopback HTTP (SPEC V-12): instances sharing a store answer
@@ -42,6 +42,39 @@ import WebImageTesting
         #expect(notModified.status == 304 && notModified.body.isEmpty)
         #expect(try await third.metric("webimage_renders_total") == 0)
         #expect(first.origin.requestCount("/src.png") == 1)
+    }
+
+    /// Found by `make cluster-hosts`: requests that differ only in how the format is chosen
+    /// (`@png` and the source's own format here, `Accept` buckets there) meet one render, and
+    /// the one that found it in memory wrote nothing, so after a restart it was rendered again.
+    @Test func everyFormatChoiceThatMeetsOneRenderIsStored() async throws {
+        let directory = try temporaryStoreDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let firstStore = ObservedResultStore(DirectoryResultStore(directory: directory))
+        let first = try await ServiceHarness.start { $0.resultStore = firstStore }
+        defer { Task { await first.stop() } }
+        first.origin.route("/src.png", .ok(try TestImages.png(width: 64, height: 48), contentType: "image/png"))
+        let fixed = first.plainPath("/src.png", options: "rs:fit:32:32", ext: "png")
+        let sourceFormat = first.plainPath("/src.png", options: "rs:fit:32:32")
+        let a = try await first.get(fixed)
+        let b = try await first.get(sourceFormat)
+        let c = try await first.get(sourceFormat)
+        #expect(a.status == 200 && b.status == 200 && c.status == 200)
+        #expect(a.header("ETag") == b.header("ETag") && a.body == b.body, "one render serves both")
+        #expect(try await first.metric("webimage_renders_total") == 1)
+        await first.service.resultStore?.flush()
+        #expect(Set(firstStore.written).count == 2, "each format choice is stored under its own key")
+        #expect(firstStore.written.count == 2, "each key once")
+
+        let fetched = first.origin.requestCount("/src.png")
+        let second = try await ServiceHarness.start { $0.resultStore = DirectoryResultStore(directory: directory) }
+        defer { Task { await second.stop() } }
+        for path in [fixed, sourceFormat] {
+            let served = try await second.get(path)
+            #expect(served.status == 200 && served.body == a.body)
+        }
+        #expect(try await second.metric("webimage_renders_total") == 0)
+        #expect(first.origin.requestCount("/src.png") == fetched, "the second instance fetches nothing")
     }
 
     @Test func keysFollowTheCanonicalRequestNotTheSignature() async throws {

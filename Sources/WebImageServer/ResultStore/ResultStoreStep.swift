@@ -14,6 +14,8 @@ final class ResultStoreStep: Sendable {
     private let metrics: ServiceMetrics
     private let warnings: RateLimitedWarning
     private let writer: ResultStoreWriter
+    /// Keys queued and not yet written: a key is queued once however many requests meet it.
+    private let queued = QueuedResultKeys()
 
     init(store: any ResultStore, timeout: Double, queue: Int, queueBytes: Int, metrics: ServiceMetrics, logger: Logger) {
         self.store = store
@@ -23,7 +25,9 @@ final class ResultStoreStep: Sendable {
         self.metrics = metrics
         let warnings = RateLimitedWarning(logger: logger)
         self.warnings = warnings
+        let queued = queued
         writer = ResultStoreWriter(maxJobs: queue, maxBytes: queueBytes) { job in
+            defer { queued.remove(job.key) }
             do {
                 try await withResultStoreTimeout(writeTimeout) { try await store.store(job.result, for: job.key) }
                 metrics.recordResultStore(.writes)
@@ -54,9 +58,12 @@ final class ResultStoreStep: Sendable {
         }
     }
 
-    /// Queues `result` to be written under `key`; when the queue is full it is dropped and counted.
+    /// Queues `result` to be written under `key` (unless a write of `key` is queued already);
+    /// when the queue is full it is dropped and counted.
     func keep(_ result: StoredResult, for key: ResultStoreKey) {
+        guard queued.insert(key) else { return }
         guard !writer.enqueue(.init(key: key, result: result)) else { return }
+        queued.remove(key)
         metrics.recordResultStore(.dropped)
         warnings.warn("result store: write queue full (\(writer.maxJobs) results), result not stored")
     }

@@ -110,20 +110,27 @@ extension ImageService {
         _ source: SourceImage, options: ProcessingOptions, format: OutputFormat, watermark: LoadedWatermark?, key: String,
         store: (key: ResultStoreKey, lastModified: String?)?
     ) async throws -> RenderedResult {
+        // The result under this request's store key: requests that differ only in how the
+        // format was chosen (`@webp`, `Accept`, the source's format) can meet the same render
+        // (one ETag) but have store keys of their own, so each caller keeps its own, whether it
+        // rendered, joined a render or found the result in memory (queued once per key).
+        let result: RenderedResult
         if let cached = results.value(for: key) {
             metrics.recordResultCache(hit: true, layer: "memory")
-            return cached
-        }
-        metrics.recordResultCache(hit: false, layer: "memory")
-        return try await renders.run(key) { [self] in
-            let rendered = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
-                try processor.render(source, options: options, as: format, watermark: watermark, metrics: metrics, decodes: decodes)
+            result = cached
+        } else {
+            metrics.recordResultCache(hit: false, layer: "memory")
+            result = try await renders.run(key) { [self] in
+                let rendered = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
+                    try processor.render(source, options: options, as: format, watermark: watermark, metrics: metrics, decodes: decodes)
+                }
+                metrics.recordRender()
+                results.insert(rendered, for: key)
+                return rendered
             }
-            metrics.recordRender()
-            results.insert(rendered, for: key)
-            if let store { keepInResultStore(rendered, key: store.key, etag: key, lastModified: store.lastModified) }
-            return rendered
         }
+        if let store { keepInResultStore(result, key: store.key, etag: key, lastModified: store.lastModified) }
+        return result
     }
 
     /// A 200 (or the fallback's status) with `headers`.
