@@ -10,6 +10,11 @@ import Synchronization
 #elseif canImport(Darwin)
     import Darwin
 #endif
+// NIO's CNIOLinux may be the module the compiler attributes `sockaddr_in` to (member import
+// visibility then asks for it by name).
+#if canImport(CNIOLinux)
+    import CNIOLinux
+#endif
 
 /// The downloader's in-process egress proxy (SPEC R-1; the design of Stripe's Smokescreen): an
 /// HTTP `CONNECT` proxy on a loopback port that AsyncHTTPClient is configured to use, so every
