@@ -100,6 +100,37 @@ struct CMYKTIFFTests {
         #expect(preserved.pixels.bytes == decoded.pixels.bytes)
     }
 
+    @Test("Given a thumbnail of a CMYK TIFF, when decoded, then it is the converted page resampled")
+    func thumbnail() throws {
+        let inks = CMYKDefaultProfileTests.inks(width: Self.width, height: Self.height)
+        let data = try Self.tiff(inks, tileSize: 16, profile: nil)
+        let thumb = try TIFFCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 24, height: 15)))
+        #expect(thumb.pixelSize == PixelSize(width: 24, height: 15))
+        let full = try TIFFCoder().decode(data, options: .default)
+        #expect(thumb.pixels.bytes == full.pixels.thumbnail(to: thumb.pixelSize).bytes)
+    }
+
+    @Test("Given truncated or corrupted CMYK TIFFs in strips or tiles, when decoded, then each ends with an image or a typed error", arguments: [nil, 16] as [Int?])
+    func damaged(tileSize: Int?) throws {
+        let inks = CMYKDefaultProfileTests.inks(width: Self.width, height: Self.height)
+        let data = try Self.tiff(inks, tileSize: tileSize, profile: CMYKProfile.make())
+        var variants: [Data] = stride(from: 8, to: data.count, by: max(1, data.count / 40)).map { data.prefix($0) }
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<40 {
+            var bytes = [UInt8](data)
+            for _ in 0..<4 { bytes[8 + random.below(bytes.count - 8)] = UInt8(random.below(256)) }
+            variants.append(Data(bytes))
+        }
+        for variant in variants {
+            do {
+                let image = try TIFFCoder().decode(variant, options: .default)
+                #expect(image.pixels.bytes.count == image.pixels.width * image.pixels.height * 4)
+            } catch {
+                #expect(error is WebImageError, "\(error)")
+            }
+        }
+    }
+
     @Test("Given the default profile embedded in a CMYK TIFF, when decoded, then it matches the untagged file's result")
     func defaultProfileEmbedded() throws {
         let inks = CMYKDefaultProfileTests.inks(width: Self.width, height: Self.height)
