@@ -131,6 +131,19 @@ struct CMYKTIFFTests {
         }
     }
 
+    @Test("Given a CMYK TIFF tagged with an RGB profile, when decoded, then the profile is ignored and the default CMYK profile used")
+    func mismatchedProfile() throws {
+        let inks = CMYKDefaultProfileTests.inks(width: Self.width, height: Self.height)
+        let data = try Self.tiff(inks, tileSize: nil, profile: TestProfiles.profile(TestProfiles.displayP3))
+        #expect(try TIFFCoder().readMetadata(data).colorProfile == nil)
+        let untagged = try TIFFCoder().decode(try Self.tiff(inks, tileSize: nil, profile: nil), options: .default)
+        for colorManagement in [ColorManagement.convertToSRGB, .preserve] {
+            let decoded = try TIFFCoder().decode(data, options: Self.options(colorManagement))
+            #expect(decoded.colorProfile == nil)
+            #expect(decoded.pixels.bytes == untagged.pixels.bytes)
+        }
+    }
+
     @Test("Given the default profile embedded in a CMYK TIFF, when decoded, then it matches the untagged file's result")
     func defaultProfileEmbedded() throws {
         let inks = CMYKDefaultProfileTests.inks(width: Self.width, height: Self.height)
