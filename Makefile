@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo soak-service clean \
+.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
   bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
@@ -117,6 +117,16 @@ soak: setup
 ## (docs/DEPLOYMENT.md). nginx comes with `make setup` (the test suite runs a short version: ClusterTests); wrk is installed here.
 cluster-demo: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-demo.sh
+
+## cluster-hosts: a cluster of hosts in Linux network namespaces joined by veth links (as root):
+## nginx on a front host, three `webimage serve` hosts (release build), a storage host with
+## moto's S3 server (s3:// sources and --result-store s3://results/cluster) and an HTTP origin;
+## bounded load, one service host SIGKILLed and its link set down mid-run, then every service
+## host restarted and the rendered URLs replayed; ends with `cluster-hosts: requests=N errors=N
+## renders=N rerenders_after_restart=N store_hits=N` (docs/DEPLOYMENT.md). Refuses, saying why,
+## without root or namespaces (the test suite runs a short version: ClusterHostsTests).
+cluster-hosts: setup
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-hosts.sh
 
 ## bench-hits: result-cache hits served by `webimage serve` (wrk -t2 -c8 on one ~35 KB JPEG
 ## URL): req/s and service CPU per request (docs/PERFORMANCE.md). Installs wrk.

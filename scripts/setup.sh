@@ -13,8 +13,9 @@ BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev
 # `procps` for pgrep, `python3`) runs the short cluster run of ClusterTests (scripts/cluster-demo.sh,
 # SPEC V-10) — Debian's `nginx` package, which bookworm's transitional `nginx-light` also installs;
 # `python3-venv` makes `.build-s3-venv` (scripts/s3-venv.sh: botocore and moto's S3 server for the
-# S3 tests), which the Makefile's setup target fills after this script.
-TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin time nginx curl procps python3 python3-venv)
+# S3 tests), which the Makefile's setup target fills after this script; `iproute2` (`ip netns`,
+# veth links) builds the hosts of `make cluster-hosts` and its short run in ClusterHostsTests.
+TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin time nginx curl procps python3 python3-venv iproute2)
 
 missing=()
 for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" ${EXTRA_PACKAGES:-}; do

@@ -43,7 +43,7 @@ struct DisplayP3ContainerTests {
     @Test("Given a Display P3 HEIC as an iPhone writes it (ICC profile and nclx), when decoded, then the ICC profile is read and it matches LittleCMS")
     func heicWithICC() throws {
         let profile = TestProfiles.profile(TestProfiles.displayP3)
-        let icc = try #require(profile.iccData)
+        let icc: Data = try #require(profile.iccData)
         let data = try HEICTestWriter.heic(TestImages.pattern(), colour: .init(icc: icc, nclx: Self.displayP3Codes))
         #expect(try HEIFCoder().readMetadata(data).colorProfile == profile)
         #expect(Self.contains(data, "prof") && Self.contains(data, "nclx"))

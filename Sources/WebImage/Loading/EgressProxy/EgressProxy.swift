@@ -10,11 +10,6 @@ import Synchronization
 #elseif canImport(Darwin)
     import Darwin
 #endif
-// NIO's CNIOLinux may be the module the compiler attributes `sockaddr_in` to (member import
-// visibility then asks for it by name).
-#if canImport(CNIOLinux)
-    import CNIOLinux
-#endif
 
 /// The downloader's in-process egress proxy (SPEC R-1; the design of Stripe's Smokescreen): an
 /// HTTP `CONNECT` proxy on a loopback port that AsyncHTTPClient is configured to use, so every
@@ -102,31 +97,40 @@ final class EgressProxy: Sendable {
     }
 
     /// A TCP socket bound to 127.0.0.1 on a free port and listening.
+    ///
+    /// The address is NIO's `SocketAddress` and the port is read from the bytes `getsockname`
+    /// wrote (offset 2, network order, in every `sockaddr_in` layout): members of the C socket
+    /// structs are not named here, because which module (Glibc or NIO's CNIOLinux) the compiler
+    /// attributes them to varies from build to build, and member import visibility then
+    /// refuses them.
     private static func bindLoopback() throws -> (CInt, Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        let loopback: SocketAddress
+        do {
+            loopback = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
+        } catch {
+            close(descriptor)
+            throw failure("address")
         }
+        let bound = loopback.withSockAddr { bind(descriptor, $0, socklen_t($1)) }
         guard bound == 0, listen(descriptor, 256) == 0 else {
             let error = failure("bind")
             close(descriptor)
             throw error
         }
-        let named = withUnsafeMutablePointer(to: &address) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        guard named == 0 else {
+        guard named == 0, length >= 4 else {
             let error = failure("getsockname")
             close(descriptor)
             throw error
         }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+        let port = withUnsafeBytes(of: &storage) { Int($0[2]) << 8 | Int($0[3]) }
+        return (descriptor, port)
     }
 
     private static func failure(_ call: String) -> WebImageError {

@@ -1,12 +1,6 @@
 import Foundation
 import NIOCore
 
-// NIO's CNIOLinux may be the module the compiler attributes the socket constants to (member
-// import visibility then asks for it by name).
-#if canImport(CNIOLinux)
-    import CNIOLinux
-#endif
-
 /// Resolves a host name with the system resolver (`getaddrinfo`), as AsyncHTTPClient's own
 /// connections would. Blocking: the egress proxy calls it on NIO's thread pool, never on an
 /// event loop.
