@@ -229,7 +229,7 @@ let package = Package(
         // is also the reference the decoded pixels are compared with.
         .testTarget(
             name: "WebImageColorTests",
-            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CLCMS2", "CSPNG", "CTurboJPEG", "CJXL", "CAVIF", "CHEIF"],
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CLCMS2", "CSPNG", "CTurboJPEG", "CJXL", "CAVIF", "CHEIF", "CTIFF"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,8 +6,10 @@ import WebImageCore
 /// palette, RGB, RGBA (associated or unassociated alpha), CMYK and YCbCr; uncompressed, LZW,
 /// Deflate, PackBits, JPEG and CCITT fax data; every page of a multi-page file.
 ///
-/// - Pixels come out as 8-bit RGBA with straight alpha (16-bit samples are scaled down; no
-///   colour management, as for the other formats).
+/// - Pixels come out as 8-bit RGBA with straight alpha (16-bit samples are scaled down). An
+///   RGB or grey profile (tag 34675 of the first page) is handled as for the other formats;
+///   contiguous 8-bit CMYK is converted with its CMYK profile, else the built-in
+///   ``DefaultCMYKProfile`` (the naive formula with `.ignore`, and for other CMYK layouts).
 /// - Limits are checked on every page's size from its directory before any strip or tile is
 ///   read, and the page count against the frame limits (SPEC C-6). libtiff's own allocations
 ///   are capped too, and its errors and warnings are captured: nothing is printed.
@@ -44,8 +46,9 @@ public struct TIFFCoder: AnimatedImageDecoding {
         let duration = pages.count > 1 ? FrameDelay.replacement : 0
         var frames: [ImageFrame] = []
         frames.reserveCapacity(pages.count)
+        let cmykProfile = TIFFCoder.cmykProfile(data, colorManagement: options.colorManagement)
         for (index, page) in pages.enumerated() {
-            let pixels = try file.decode(page, for: output.size)
+            let pixels = try file.decode(page, for: output.size, cmykProfile: cmykProfile)
             let frame = TIFFCoder.frame(pixels, of: page, isFirst: index == 0, output: output, options: options)
             frames.append(ImageFrame(pixels: frame, duration: duration))
         }
@@ -54,9 +57,18 @@ public struct TIFFCoder: AnimatedImageDecoding {
             frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .tiff,
             loopCount: 0, hasAlpha: pages.contains { $0.hasAlpha } || fitted)
         // The first page's profile, for every page (multi-page files with several profiles
-        // are rare; each page's own would need a per-frame profile).
-        let profile = options.colorManagement == .ignore ? nil : TIFFICCProfile.read(data)
+        // are rare; each page's own would need a per-frame profile). CMYK was converted while
+        // decoding (CMYK pixels cannot be kept, so `.preserve` converts too); an RGB or grey
+        // profile in a CMYK file does not fit its pixels and is ignored, as JPEG does.
+        let profile = options.colorManagement == .ignore || first.isCMYK ? nil : TIFFICCProfile.read(data)
         return ColorConversion.finish(image, profile: profile, options: options)
+    }
+
+    /// The profile CMYK pages are converted with under `colorManagement`: the first page's
+    /// CMYK profile, else the built-in default; `nil` (the naive formula) for `.ignore`.
+    static func cmykProfile(_ data: Data, colorManagement: ColorManagement) -> ColorProfile? {
+        guard colorManagement != .ignore else { return nil }
+        return TIFFICCProfile.read(data, models: [.cmyk]) ?? DefaultCMYKProfile.profile
     }
 
     /// Whether the file has more than one page.
@@ -80,7 +92,7 @@ public struct TIFFCoder: AnimatedImageDecoding {
         return ImageMetadata(
             format: .tiff, pixelSize: pages[0].size, frameCount: pages.count, isAnimated: pages.count > 1,
             loopCount: pages.count > 1 ? 0 : nil, orientation: pages[0].orientation, hasAlpha: pages[0].hasAlpha,
-            colorProfile: TIFFICCProfile.read(data))
+            colorProfile: TIFFICCProfile.read(data, models: pages[0].isCMYK ? [.cmyk] : [.rgb, .gray]))
     }
 
     /// One decoded page (or its reduced copy) as a frame: turned and sized; the first page
@@ -119,6 +131,7 @@ public final class TIFFAnimatedImageSource: AnimatedImageSource {
     private let pages: [TIFFPage]
     private let output: FrameOutput
     private let options: DecodeOptions
+    private let cmykProfile: ColorProfile?
 
     /// Reads the directories of `data` (no pixels yet; limits checked).
     /// - Throws: `badImageData` or `imageTooLarge`.
@@ -127,6 +140,7 @@ public final class TIFFAnimatedImageSource: AnimatedImageSource {
         pages = try file.pages(limits: options.limits)
         output = FrameOutput(stored: pages[0].size, orientation: pages[0].orientation, options: options)
         self.options = options
+        cmykProfile = TIFFCoder.cmykProfile(data, colorManagement: options.colorManagement)
     }
 
     /// The size of the frames this source returns (the first page as shown, or the thumbnail size).
@@ -148,7 +162,7 @@ public final class TIFFAnimatedImageSource: AnimatedImageSource {
             throw WebImageError.badImageData(reason: "frame \(index) out of range 0..<\(frameCount)")
         }
         let page = pages[index]
-        let pixels = try file.decode(page, for: output.size)
+        let pixels = try file.decode(page, for: output.size, cmykProfile: cmykProfile)
         return TIFFCoder.frame(pixels, of: page, isFirst: index == 0, output: output, options: options)
     }
 }

@@ -9,9 +9,10 @@ enum TIFFICCProfile {
     static let tag = 34_675
     static let maxEntries = 4096
 
-    /// The profile, `nil` when there is none or it is not RGB or grey (libtiff's RGBA reader
-    /// converts CMYK and other spaces itself).
-    static func read(_ data: Data) -> ColorProfile? {
+    /// The profile, `nil` when there is none or its colour model is not one of `models` (RGB
+    /// and grey by default: only pages read as CMYK samples use a CMYK profile, and libtiff's
+    /// RGBA reader converts other spaces itself).
+    static func read(_ data: Data, models: [ColorModel] = [.rgb, .gray]) -> ColorProfile? {
         let bytes: Data? = data.withUnsafeBytes { raw in
             let b = HeaderBytes(raw)
             let bigEndian: Bool
@@ -40,6 +41,6 @@ enum TIFFICCProfile {
             }
             return nil
         }
-        return bytes.flatMap { ColorProfile(icc: $0) }.flatMap { [.rgb, .gray].contains($0.colorModel) ? $0 : nil }
+        return bytes.flatMap { ColorProfile(icc: $0) }.flatMap { models.contains($0.colorModel) ? $0 : nil }
     }
 }

@@ -13,6 +13,8 @@ struct TIFFPage {
     let orientation: ImageOrientation
     /// Whether the page has an extra (alpha) sample.
     let hasAlpha: Bool
+    /// Whether the page's colour is CMYK (`Photometric` 5 with `InkSet` 1), in any layout.
+    let isCMYK: Bool
     /// Reduced-resolution copies of the page (`SubfileType` 1 directories that follow it),
     /// each smaller than the page.
     var reduced: [(directory: tdir_t, size: PixelSize)] = []
@@ -76,10 +78,13 @@ extension TIFFMemoryFile {
     }
 
     /// Decodes `page` for frames of `target` size (as shown): from its smallest reduced copy
-    /// that covers `target`, else the page itself.
-    func decode(_ page: TIFFPage, for target: PixelSize) throws -> PixelBuffer {
+    /// that covers `target`, else the page itself. Contiguous 8-bit CMYK is converted with
+    /// `cmykProfile` when one is given (whole, not shrunk while reading); without one, and for
+    /// other CMYK layouts, libtiff's naive formula applies.
+    func decode(_ page: TIFFPage, for target: PixelSize, cmykProfile: ColorProfile?) throws -> PixelBuffer {
         let source = page.source(for: target)
         try select(source.directory)
+        if let cmykProfile, isPlainCMYK8() { return try decodeCMYK8(size: source.size, profile: cmykProfile) }
         // Shrink while reading when the source is at least twice the target both ways.
         let shown = page.orientation.swapsDimensions ? PixelSize(width: source.size.height, height: source.size.width) : source.size
         let factor = min(shown.width / max(1, target.width), shown.height / max(1, target.height))
@@ -99,11 +104,14 @@ extension TIFFMemoryFile {
             }
         }
         let orientation = Int(uint16(TIFFTAG_ORIENTATION) ?? 1)
+        let isCMYK =
+            uint16(TIFFTAG_PHOTOMETRIC).map { Int32($0) == PHOTOMETRIC_SEPARATED } == true
+            && Int32(uint16(TIFFTAG_INKSET) ?? UInt16(INKSET_CMYK)) == INKSET_CMYK
         return TIFFPage(
             directory: TIFFCurrentDirectory(handle),
             size: PixelSize(width: Int(width), height: Int(height)),
             orientation: (1...8).contains(orientation) ? ImageOrientation(exifValue: orientation) : .up,
-            hasAlpha: found == 1 && extraCount > 0)
+            hasAlpha: found == 1 && extraCount > 0, isCMYK: isCMYK)
     }
 
     /// Decodes the current directory to RGBA with straight alpha, in stored orientation, through
