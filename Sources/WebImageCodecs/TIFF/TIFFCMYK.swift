@@ -30,44 +30,11 @@ extension TIFFMemoryFile {
     /// gives no CMYK transform). `size` must have been checked against the limits.
     /// - Throws: `badImageData` for corrupt or truncated data or an inconsistent layout.
     func decodeCMYK8(size: PixelSize, profile: ColorProfile) throws -> PixelBuffer {
-        let tiled = TIFFIsTiled(handle) != 0
-        let blockWidth: Int
-        let blockHeight: Int
-        let blockBytes: Int
-        if tiled {
-            blockWidth = Int(uint32(TIFFTAG_TILEWIDTH) ?? 0)
-            blockHeight = Int(uint32(TIFFTAG_TILELENGTH) ?? 0)
-            blockBytes = Int(TIFFTileSize(handle))
-        } else {
-            blockWidth = size.width
-            blockHeight = min(size.height, Int(uint32(TIFFTAG_ROWSPERSTRIP) ?? UInt32(size.height)))
-            blockBytes = Int(TIFFStripSize(handle))
-        }
-        // Block sizes come from the directory: checked before the block buffer exists.
-        let needed = blockWidth.multipliedReportingOverflow(by: blockHeight)
-        guard blockWidth > 0, blockHeight > 0, blockBytes > 0, blockBytes <= TIFFMemoryFile.maxSingleAllocation,
-            !needed.overflow, needed.partialValue <= blockBytes / 4
-        else { throw failure("inconsistent strip or tile size") }
-        let block = UnsafeMutableRawPointer.allocate(byteCount: blockBytes, alignment: 16)
-        defer { block.deallocate() }
-        let samples = block.bindMemory(to: UInt8.self, capacity: blockBytes)
-        return try PixelBuffer.make(width: size.width, height: size.height) { out in
-            for top in stride(from: 0, to: size.height, by: blockHeight) {
-                for left in stride(from: 0, to: size.width, by: blockWidth) {
-                    let rows = min(blockHeight, size.height - top)
-                    let columns = min(blockWidth, size.width - left)
-                    let read =
-                        tiled
-                        ? TIFFReadEncodedTile(handle, TIFFComputeTile(handle, UInt32(left), UInt32(top), 0, 0), block, tmsize_t(blockBytes))
-                        : TIFFReadEncodedStrip(handle, TIFFComputeStrip(handle, UInt32(top), 0), block, tmsize_t(blockBytes))
-                    guard read >= 0, Int(read) >= ((rows - 1) * blockWidth + columns) * 4 else {
-                        throw failure("corrupt or truncated image data")
-                    }
-                    for row in 0..<rows {
-                        let source = row * blockWidth * 4
-                        let target = ((top + row) * size.width + left) * 4
-                        UnsafeMutableRawPointer(out.baseAddress! + target).copyMemory(from: samples + source, byteCount: columns * 4)
-                    }
+        try PixelBuffer.make(width: size.width, height: size.height) { out in
+            try forEachBlock(size: size, bytesPerPixel: 4) { samples, block in
+                for row in 0..<block.rows {
+                    let target = ((block.top + row) * size.width + block.left) * 4
+                    UnsafeMutableRawPointer(out.baseAddress! + target).copyMemory(from: samples + row * block.rowBytes, byteCount: block.columns * 4)
                 }
             }
             if !ColorConversion.convertCMYK(out, profile: profile, inverted: false) {

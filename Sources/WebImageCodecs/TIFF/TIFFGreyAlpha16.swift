@@ -33,54 +33,26 @@ extension TIFFMemoryFile {
     func decodeGreyAlpha16(
         size: PixelSize, layout: (samplesPerPixel: Int, whiteIsZero: Bool, associated: Bool)
     ) throws -> PixelBuffer {
-        let tiled = TIFFIsTiled(handle) != 0
-        let blockWidth: Int
-        let blockHeight: Int
-        let blockBytes: Int
-        if tiled {
-            blockWidth = Int(uint32(TIFFTAG_TILEWIDTH) ?? 0)
-            blockHeight = Int(uint32(TIFFTAG_TILELENGTH) ?? 0)
-            blockBytes = Int(TIFFTileSize(handle))
-        } else {
-            blockWidth = size.width
-            blockHeight = min(size.height, Int(uint32(TIFFTAG_ROWSPERSTRIP) ?? UInt32(size.height)))
-            blockBytes = Int(TIFFStripSize(handle))
-        }
         let spp = layout.samplesPerPixel
-        guard blockWidth > 0, blockHeight > 0, blockBytes > 0, blockBytes <= TIFFMemoryFile.maxSingleAllocation,
-            blockWidth.multipliedReportingOverflow(by: blockHeight * spp * 2).partialValue <= blockBytes
-        else { throw failure("inconsistent strip or tile size") }
-        let block = UnsafeMutableRawPointer.allocate(byteCount: blockBytes, alignment: 16)
-        defer { block.deallocate() }
-        let samples = block.bindMemory(to: UInt16.self, capacity: blockBytes / 2)
         return try PixelBuffer.make(width: size.width, height: size.height) { out in
-            for top in stride(from: 0, to: size.height, by: blockHeight) {
-                for left in stride(from: 0, to: size.width, by: blockWidth) {
-                    let rows = min(blockHeight, size.height - top)
-                    let columns = min(blockWidth, size.width - left)
-                    let read =
-                        tiled
-                        ? TIFFReadEncodedTile(handle, TIFFComputeTile(handle, UInt32(left), UInt32(top), 0, 0), block, tmsize_t(blockBytes))
-                        : TIFFReadEncodedStrip(handle, TIFFComputeStrip(handle, UInt32(top), 0), block, tmsize_t(blockBytes))
-                    guard read >= 0, Int(read) >= ((rows - 1) * blockWidth + columns) * spp * 2 else {
-                        throw failure("corrupt or truncated image data")
-                    }
-                    for row in 0..<rows {
-                        var source = row * blockWidth * spp
-                        var target = ((top + row) * size.width + left) * 4
-                        for _ in 0..<columns {
-                            var grey = Int(samples[source])
-                            let alpha = Int(samples[source + 1])
-                            if layout.whiteIsZero { grey = 65535 - grey }
-                            if layout.associated { grey = alpha == 0 ? 0 : min(65535, (grey * 65535 + alpha / 2) / alpha) }
-                            let level = UInt8((grey * 255 + 32767) / 65535)
-                            out[target] = level
-                            out[target + 1] = level
-                            out[target + 2] = level
-                            out[target + 3] = UInt8((alpha * 255 + 32767) / 65535)
-                            source += spp
-                            target += 4
-                        }
+            try forEachBlock(size: size, bytesPerPixel: spp * 2) { block, placement in
+                let samples = block.bindMemory(to: UInt16.self, capacity: placement.rows * placement.rowBytes / 2)
+                let blockWidth = placement.rowBytes / (spp * 2)
+                for row in 0..<placement.rows {
+                    var source = row * blockWidth * spp
+                    var target = ((placement.top + row) * size.width + placement.left) * 4
+                    for _ in 0..<placement.columns {
+                        var grey = Int(samples[source])
+                        let alpha = Int(samples[source + 1])
+                        if layout.whiteIsZero { grey = 65535 - grey }
+                        if layout.associated { grey = alpha == 0 ? 0 : min(65535, (grey * 65535 + alpha / 2) / alpha) }
+                        let level = UInt8((grey * 255 + 32767) / 65535)
+                        out[target] = level
+                        out[target + 1] = level
+                        out[target + 2] = level
+                        out[target + 3] = UInt8((alpha * 255 + 32767) / 65535)
+                        source += spp
+                        target += 4
                     }
                 }
             }
