@@ -6,9 +6,9 @@ import WebImage
 /// same encoding as ``DirectoryResultStore``'s files, so metadata — content type, `ETag`,
 /// `Last-Modified`, expiry — travels with the image and is checked whole on reading).
 ///
-/// Requests go to the S3 endpoint of its ``S3Configuration`` (the same `--s3-endpoint`,
+/// Requests go to the S3 endpoint of its `S3Configuration` (the same `--s3-endpoint`,
 /// `--s3-region`, `--s3-endpoint-use-path-style` and AWS credentials as `s3://` sources),
-/// signed with AWS Signature Version 4 through ``S3ObjectClient``. The bucket is the operator's
+/// signed with AWS Signature Version 4 through `S3ObjectClient`. The bucket is the operator's
 /// setting: the `--s3-allowed-bucket`/`--s3-denied-bucket` rules for sources do not apply to it.
 ///
 /// A missing object (404) is a miss; any other refusal, a missing bucket or an unreachable

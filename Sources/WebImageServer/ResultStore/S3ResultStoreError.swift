@@ -1,5 +1,5 @@
 /// Why an ``S3ResultStore`` could not read or write: the store and endpoint, and what failed
-/// (``underlying``: a ``/WebImageCore/WebImageError`` naming S3's refusal or the transport
+/// (``underlying``: a `WebImageError` naming S3's refusal or the transport
 /// failure).
 public struct S3ResultStoreError: Error, Sendable, CustomStringConvertible {
     /// The store, `s3://bucket/prefix`.

@@ -6,7 +6,7 @@ public struct WatermarkOptions: Sendable, Hashable {
     /// 0 … 1, multiplied by the service's base opacity (`watermark-opacity`). An option with
     /// opacity 0 is no watermark.
     public var opacity: Double
-    /// Where it goes; ``WatermarkPosition/replicate`` (`re`) tiles it.
+    /// Where it goes; `WatermarkPosition.replicate` (`re`) tiles it.
     public var position: WatermarkPosition = .center
     /// Horizontal offset: pixels (scaled by the device-pixel ratio) when 1 or more in magnitude,
     /// else a fraction of the result's width. For `re`, the gap between tiles across.
