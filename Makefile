@@ -34,10 +34,14 @@ release: setup
 # threads of their own, and no test relies on a timeout it does not test.) Together they are
 # all the tests.
 CPU_BOUND_SUITES = WebImageCoreTests|WebImageCodecsTests|WebImageColorTests
+# The short cluster runs start a dozen processes that load both cores for a minute or more:
+# they run last, alone, so that the loopback services of other tests are not starved beside them.
+CLUSTER_SUITES = ClusterTests|ClusterHostsTests
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --filter '$(CPU_BOUND_SUITES)'
-	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --skip '$(CPU_BOUND_SUITES)'
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --skip '$(CPU_BOUND_SUITES)|$(CLUSTER_SUITES)'
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --filter '$(CLUSTER_SUITES)'
 
 ## test-under-load: `make test` while stress-ng keeps STRESS_WORKERS CPU workers busy (setup
 ## installs stress-ng); stress-ng always stops with the suite, and after STRESS_TIMEOUT seconds
