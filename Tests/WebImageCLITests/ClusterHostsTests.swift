@@ -21,7 +21,7 @@ import Testing
             script: "scripts/cluster-hosts.sh", binary: binary, nginx: nginx,
             environment: [
                 "CLUSTER_HOSTS_SHORT": "1", "CLUSTER_HOSTS_REQUESTS": nil, "CLUSTER_HOSTS_RESULT_STORE": nil,
-                "CLUSTER_HOSTS_NET": nil,
+                "CLUSTER_HOSTS_NET": nil, "S3_BACKEND": nil,
             ])
         let context = Comment(rawValue: "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")
         #expect(!result.timedOut, context)
@@ -35,7 +35,7 @@ import Testing
         // Exactly one line on standard output, of the documented shape.
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(lines.count == 1 && result.stdout.hasSuffix("\n"), context)
-        let pattern = /^cluster-hosts: requests=(\d+) errors=(\d+) renders=(\d+) rerenders_after_restart=(\d+) store_hits=(\d+)$/
+        let pattern = /^cluster-hosts: backend=moto requests=(\d+) errors=(\d+) renders=(\d+) rerenders_after_restart=(\d+) store_hits=(\d+)$/
         let match = try #require(try pattern.wholeMatch(in: String(lines.first ?? "")), context)
         let (requests, errors, renders, rerenders, storeHits) = (Int(match.1)!, Int(match.2)!, Int(match.3)!, Int(match.4)!, Int(match.5)!)
         #expect(errors == 0, "no client saw an error across the loss of a host: \(context)")
