@@ -4,7 +4,7 @@
 # OSD on `memstore` (RAM) and `radosgw` (beast frontend), no mgr and no systemd, every daemon
 # started by hand in a temporary directory that `stop` removes. Auth between the daemons is off
 # (`auth * required = none`); S3 clients sign with the user's keys (SigV4 and SigV2 both checked).
-# The settings and why each is there: ../shared/notes/ceph-rgw.md.
+# Why each setting of ceph.conf is there: the comment above it, in start().
 #
 #   scripts/ceph-rgw.sh start [--bind ADDRESS] [--port PORT] [--memory MiB] [OBJECT...]
 #       starts it (the gateway on ADDRESS:PORT, by default 127.0.0.1 and a free port; the monitor
@@ -98,6 +98,20 @@ start() { # [--bind A] [--port P] [--memory MiB] [OBJECT...]: sets DIR
   DIR="$(mktemp -d /tmp/webimage-ceph.XXXXXX)"
   mkdir -p "$DIR/run" "$DIR/log" "$DIR/mon.a" "$DIR/osd.0" "$DIR/rgw"
   local fsid; fsid="$(cat /proc/sys/kernel/random/uuid)"
+  # The settings that matter (each cost time to find):
+  # - ms mon client mode = crc: with auth off, the gateway otherwise loops on an auth error (-13)
+  #   against the monitor until `rgw init timeout` (300 s by default, 30 here, as is `client
+  #   mount timeout`, so that a failure ends quickly).
+  # - paxos propose interval = 0.01: the gateway makes ~10 pool changes at start-up, each of
+  #   which otherwise waits for the monitor's 1 s batching (a 13-14 s start instead of ~2 s).
+  # - rgw frontends ... tcp_nodelay=1: without it GETs stall ~40 ms (Nagle against delayed ACK).
+  # - public addr and cluster addr: without `cluster addr` the OSD listens on 0.0.0.0.
+  # - No mgr, so no PG autoscaler: 8 PGs per pool, autoscale off, one replica (the 32-PG
+  #   default times the gateway's 8 pools exceeds the per-OSD PG limit).
+  # - mon cluster log file, run dir, log file, admin socket: inside DIR, never /var/log/ceph or
+  #   /var/run/ceph. mon data avail crit = 0: the monitor otherwise refuses a disk under 5 % free.
+  # - memstore: the objects live in the OSD's RAM, at most `memstore device bytes`; a full store
+  #   pauses writes rather than failing them, so keep it well over what a run writes.
   cat >"$DIR/ceph.conf" <<EOF
 [global]
 fsid = $fsid
@@ -148,7 +162,8 @@ EOF
   ceph-osd -c "$DIR/ceph.conf" -i 0 --mkfs --osd-uuid "$osd_uuid" </dev/null >>"$DIR/log/setup.log" 2>&1
   ceph-osd -c "$DIR/ceph.conf" -i 0 </dev/null >>"$DIR/log/daemons.log" 2>&1
   radosgw -c "$DIR/ceph.conf" -n client.rgw </dev/null >>"$DIR/log/daemons.log" 2>&1
-  # The user (this also waits for the gateway's pools); its keys are random.
+  # The user (this also waits for the gateway's pools); its keys are random. A graceful stop
+  # takes 5-7 s; the data is throwaway, so `stop` SIGKILLs.
   local access secret
   access="$(new_access_key)"; secret="$(new_secret_key)"
   timeout 60 radosgw-admin -c "$DIR/ceph.conf" -n client.admin user create --uid webimage --display-name webimage \
