@@ -80,7 +80,9 @@ extension ImageService {
     /// an image's key.
     func infoResultStoreKey(_ request: ParsedInfoRequest) -> ResultStoreKey? {
         guard resultStore != nil else { return nil }
-        return ResultStoreKey(source: request.source, options: request.options, formatChoice: request.storeFormatChoice)
+        return ResultStoreKey(
+            source: request.source, options: request.options, formatChoice: request.storeFormatChoice,
+            outputSettings: configuration.outputFingerprint)
     }
 
     /// The answer from the result store when it holds an unexpired `/info` entry for `key` (a

@@ -8,7 +8,8 @@ extension ImageService {
     func resultStoreKey(_ request: ParsedImageRequest, watermark: String? = nil) -> ResultStoreKey? {
         guard resultStore != nil, !request.options.raw else { return nil }
         let choice = request.format.keyText + (watermark.map { "\nwatermark:" + $0 } ?? "")
-        return ResultStoreKey(source: request.source, options: request.options, formatChoice: choice)
+        return ResultStoreKey(
+            source: request.source, options: request.options, formatChoice: choice, outputSettings: configuration.outputFingerprint)
     }
 
     /// The answer from the result store when it holds an unexpired entry for `key`: a 200 with
@@ -55,7 +56,7 @@ extension ImageService {
         // An image's media type, or JSON for an `/info` answer.
         let contentType = result.format?.imageFormat.mimeType ?? "application/json"
         let stored = StoredResult(
-            body: Data(result.body.readableBytesView), contentType: contentType, etag: etag,
+            key: key, body: Data(result.body.readableBytesView), contentType: contentType, etag: etag,
             lastModified: lastModified, expiresAt: now().addingTimeInterval(Double(configuration.ttl)))
         resultStore.keep(stored, for: key)
     }
