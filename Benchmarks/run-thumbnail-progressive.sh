@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Progressive JPEG thumbnails (SPEC C-4a): `webimage convert IN OUT --thumbnail N` on the 12 MP
+# corpus photo re-encoded by cjpeg at q85 progressive, against the same pixels as baseline q85,
+# and `vipsthumbnail -s N` on both. Whole processes, interleaved, CPU time (user + system of the
+# child) per run; medians. 250 px reaches a 1/8 decode (the reduced-scan path); 500 px decodes at
+# 1/4 in both tools (each keeps a 2× margin over the target), where every scan is needed.
+# usage (from the project root): bash Benchmarks/run-thumbnail-progressive.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-15}
+DATA=.build-bench-data
+SRC=${WEBIMAGE_CORPUS:-../shared/corpus}/sdwebimage/TestJFIF.jpg
+mkdir -p "$DATA"
+if [ ! -f "$DATA/photo-12mp-q85-progressive.jpg" ]; then
+  djpeg -ppm "$SRC" > "$DATA/photo-12mp.ppm"
+  cjpeg -quality 85 -outfile "$DATA/photo-12mp-q85-baseline.jpg" "$DATA/photo-12mp.ppm"
+  cjpeg -quality 85 -progressive -outfile "$DATA/photo-12mp-q85-progressive.jpg" "$DATA/photo-12mp.ppm"
+  rm "$DATA/photo-12mp.ppm"
+fi
+${SWIFT:-swift} build -c release --product webimage >/dev/null
+BIN=$(${SWIFT:-swift} build -c release --show-bin-path)/webimage
+export VIPS_CONCURRENCY=1
+python3 - "$RUNS" "$BIN" "$DATA" "${SIZES:-250 500}" <<'EOF'
+import os, resource, statistics, subprocess, sys, tempfile
+runs, binary, data, sizes = int(sys.argv[1]), sys.argv[2], sys.argv[3], [int(s) for s in sys.argv[4].split()]
+files = {k: os.path.join(data, f"photo-12mp-q85-{k}.jpg") for k in ("baseline", "progressive")}
+out = os.path.join(tempfile.mkdtemp(), "thumb.jpg")
+
+def cpu_ms(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return 1000 * (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+
+for size in sizes:
+    contenders = {}
+    for kind, path in files.items():
+        contenders[f"ours {kind}"] = [binary, "convert", path, out, "--thumbnail", str(size)]
+        contenders[f"vipsthumbnail {kind}"] = ["vipsthumbnail", path, "-s", str(size), "-o", out]
+    times = {name: [] for name in contenders}
+    for name, cmd in contenders.items():
+        cpu_ms(cmd)  # warm the page cache
+    for _ in range(runs):
+        for name, cmd in contenders.items():
+            times[name].append(cpu_ms(cmd))
+    med = {name: statistics.median(t) for name, t in times.items()}
+    print(f"== 4032x3024 q85 -> --thumbnail {size} ({runs} interleaved runs, CPU ms per process, median)")
+    for name in contenders:
+        print(f"  {name:26s} {med[name]:7.1f}")
+    print(f"  ours progressive / ours baseline:          {med['ours progressive'] / med['ours baseline']:.2f}x")
+    print(f"  ours progressive / vipsthumbnail progressive: {med['ours progressive'] / med['vipsthumbnail progressive']:.2f}x")
+EOF
