@@ -50,3 +50,16 @@ for size in sizes:
     print(f"  ours progressive / ours baseline:          {med['ours progressive'] / med['ours baseline']:.2f}x")
     print(f"  ours progressive / vipsthumbnail progressive: {med['ours progressive'] / med['vipsthumbnail progressive']:.2f}x")
 EOF
+# JPEG XL: what libjxl 0.7 gives a thumbnail of at most 1/8 — a full decode against stopping at
+# its DC progression event and flushing (Benchmarks/c/jxl_dc_flush.c), the same 12 MP picture.
+mkdir -p "$DATA/bin"
+gcc -O2 -o "$DATA/bin/jxl_dc_flush" Benchmarks/c/jxl_dc_flush.c -ljxl
+if [ ! -f "$DATA/photo-12mp-d1.jxl" ]; then
+  djpeg -ppm "$SRC" > "$DATA/photo-12mp.ppm"
+  "$DATA/bin/jxl_dc_flush" encode "$DATA/photo-12mp.ppm" "$DATA/photo-12mp-d1.jxl" 7
+  rm "$DATA/photo-12mp.ppm"
+fi
+echo "== JPEG XL 4032x3024 (distance 1): libjxl full decode vs DC event + flush, CPU ms (median of 5, three rounds)"
+for round in 1 2 3; do
+  for mode in full dc; do printf '  %s\n' "$("$DATA/bin/jxl_dc_flush" "$mode" "$DATA/photo-12mp-d1.jxl" 5)"; done
+done

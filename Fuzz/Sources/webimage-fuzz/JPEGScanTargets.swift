@@ -14,8 +14,12 @@ extension FuzzTarget {
             data.withUnsafeBytes { b in
                 for acceptingPrefix in [false, true] { checkScanWalk(b, acceptingPrefix: acceptingPrefix) }
             }
+            // Colour conversion off: a CMYK file would otherwise leave its transform in the
+            // shared cache, and each input is judged on its own (the `decode` target covers it).
+            var options = fuzzDecodeOptions
+            options.colorManagement = .ignore
             do {
-                _ = try JPEGCoder().decode(data, scaleDenominator: 8, options: fuzzDecodeOptions)
+                _ = try JPEGCoder().decode(data, scaleDenominator: 8, options: options)
             } catch is WebImageError {
             } catch {
                 FuzzTarget.finding("jpeg-scans: untyped error \(error)")
