@@ -50,6 +50,39 @@ for size in sizes:
     print(f"  ours progressive / ours baseline:          {med['ours progressive'] / med['ours baseline']:.2f}x")
     print(f"  ours progressive / vipsthumbnail progressive: {med['ours progressive'] / med['vipsthumbnail progressive']:.2f}x")
 EOF
+# The service (`webimage serve`, imgproxy geometry: shrink on load without a 2x margin, so
+# 500 px from 4032x3024 decodes at 1/8): server CPU per request, a new cache buster each time.
+PORT=${PORT:-18735}
+"$BIN" serve --bind "127.0.0.1:$PORT" --local-root "$PWD/$DATA" >/dev/null 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && break; sleep 0.2; done
+python3 - "$SERVER" "$PORT" 9 5 <<'PY'
+import os, statistics, sys, urllib.request
+pid, port, rounds, batch = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+tick = os.sysconf("SC_CLK_TCK")
+def cpu():
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) * 1000 / tick
+counter = [0]
+def get(kind, size):
+    counter[0] += 1  # a new cache buster each time: every request renders
+    url = f"http://127.0.0.1:{port}/insecure/rs:fit:{size}:{size}/cb:{counter[0]}/plain/local:///photo-12mp-q85-{kind}.jpg@jpg"
+    with urllib.request.urlopen(url) as r: r.read()
+for size in (500,):
+    times = {"baseline": [], "progressive": []}
+    for k in times: get(k, size)
+    for _ in range(rounds):
+        for k in times:
+            before = cpu()
+            for _ in range(batch): get(k, size)
+            times[k].append((cpu() - before) / batch)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"== service rs:fit:{size}:{size} from 4032x3024 q85 ({rounds} interleaved rounds of {batch} requests, server CPU ms per request, median)")
+    for k, v in med.items(): print(f"  {k:12s} {v:6.1f}")
+    print(f"  progressive / baseline: {med['progressive'] / med['baseline']:.2f}x")
+PY
+kill $SERVER; trap - EXIT
 # JPEG XL: what libjxl 0.7 gives a thumbnail of at most 1/8 — a full decode against stopping at
 # its DC progression event and flushing (Benchmarks/c/jxl_dc_flush.c), the same 12 MP picture.
 mkdir -p "$DATA/bin"
