@@ -171,10 +171,14 @@ bench-resize: bench-setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_RUNS)
 
 ## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
-## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS)
+## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS),
+## then progressive against baseline JPEG and vipsthumbnail, whole processes
+## (Benchmarks/run-thumbnail-progressive.sh; THUMBNAIL_RUNS)
 THUMBNAIL_ITERATIONS ?= 15
+THUMBNAIL_RUNS ?= 15
 bench-thumbnail: bench-setup
 	bash Benchmarks/run-thumbnail.sh $(THUMBNAIL_ITERATIONS)
+	SWIFT="$(SWIFT)" bash Benchmarks/run-thumbnail-progressive.sh $(THUMBNAIL_RUNS)
 
 ## bench-colour: colour conversion to sRGB on a generated 12 MP picture, the matrix/TRC path
 ## against LittleCMS's cmsDoTransform, and a 12 MP JPEG decode tagged against untagged
