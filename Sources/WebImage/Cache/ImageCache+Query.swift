@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebImageCore
 
 extension ImageCache {
@@ -64,7 +63,7 @@ extension ImageCache {
         cacheType: ImageCacheType = .all
     ) async -> ImageCacheQueryResult {
         if Task.isCancelled { return .cancelled }
-        let holder = TokenHolder()
+        let holder = CancellationRelay<ImageCacheToken> { $0.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ImageCacheQueryResult, Never>) in
                 let token = queryImage(forKey: key, options: options, context: context, cacheType: cacheType) {
@@ -126,27 +125,5 @@ extension ImageCache {
     static func applyingFrameOptions(_ image: Image, options: WebImageOptions) -> Image {
         guard options.contains(.decodeFirstFrameOnly), image.isAnimated else { return image }
         return image.replacing(frames: [image.frames[0]])
-    }
-}
-
-/// Hands the token of an async query to the task's cancellation handler, which may run before
-/// the token exists. The token and the cancelled flag live in a `Mutex`.
-private final class TokenHolder: Sendable {
-    private let state = Mutex<(token: ImageCacheToken?, cancelled: Bool)>((nil, false))
-
-    func set(_ token: ImageCacheToken) {
-        let cancelNow = state.withLock { state in
-            state.token = token
-            return state.cancelled
-        }
-        if cancelNow { token.cancel() }
-    }
-
-    func cancel() {
-        let token = state.withLock { state in
-            state.cancelled = true
-            return state.token
-        }
-        token?.cancel()
     }
 }
