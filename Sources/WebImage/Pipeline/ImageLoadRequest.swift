@@ -17,6 +17,9 @@ struct ImageLoadRequest: Sendable {
     let progress: ImageProgressHandler?
     /// When the request started (for the load-duration metric).
     let startTime: UInt64
+    /// Whether the synchronous prefix looked in memory under ``finalKey`` (and missed): the
+    /// cache query then reads the disk only.
+    var memoryLooked = false
 
     /// A request for `url` whose `keys` were computed from `context` by
     /// ``keys(for:context:)`` (once per load, by the start stage).
