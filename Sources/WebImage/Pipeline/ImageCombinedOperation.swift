@@ -28,14 +28,11 @@ final class ImageCombinedOperation: ImageOperation {
 
     private let machine = Mutex(Machine())
     /// Serialises the decision "is this load still running?" with the start of a progress or
-    /// partial-image callback, and with the end of the load (see the type's notes). Taken
-    /// before `machine`, never after it.
+    /// partial-image callback, and with the end of the load (see the type's notes). Also held
+    /// while a priority is forwarded to the loader's token, so concurrent calls reach the token
+    /// in the order they were made. Taken before `machine`, never after it; the token's and the
+    /// downloader's locks are taken inside it, and they never call back into a load.
     private let deliveryLock = NSRecursiveLock()
-    /// Held while a priority is forwarded to the loader's token, so concurrent calls reach the
-    /// token in the order they were made (lock order: this, then the token's and the
-    /// downloader's locks; `machine` is taken briefly inside it and never held while the token
-    /// is called).
-    private let priorityForwarding = Mutex(())
     let url: URL?
     private let queue: CallbackQueue
     private let completion: ImageCompletionHandler
@@ -100,14 +97,14 @@ final class ImageCombinedOperation: ImageOperation {
     /// Records the loader's token; `false` when the load was cancelled meanwhile. A priority
     /// set before the token existed is applied to it now.
     func attach(_ token: any ImageLoaderToken) -> Bool {
-        priorityForwarding.withLock { _ in
-            switch machine.withLock({ $0.attachLoaderToken(token) }) {
-            case .rejected:
-                return false
-            case .attached(let priority):
-                if let priority { token.setPriority(priority) }
-                return true
-            }
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        switch machine.withLock({ $0.attachLoaderToken(token) }) {
+        case .rejected:
+            return false
+        case .attached(let priority):
+            if let priority { token.setPriority(priority) }
+            return true
         }
     }
 
@@ -115,10 +112,10 @@ final class ImageCombinedOperation: ImageOperation {
     var priorityOverride: DownloadPriority? { machine.withLock { $0.priority } }
 
     func setPriority(_ priority: DownloadPriority) {
-        priorityForwarding.withLock { _ in
-            let token = machine.withLock { $0.setPriority(priority) }
-            token?.setPriority(priority)
-        }
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        let token = machine.withLock { $0.setPriority(priority) }
+        token?.setPriority(priority)
     }
 
     /// Delivers a result without ending the load (a progressive partial image, or the cached

@@ -46,7 +46,7 @@ extension ImageManager {
         _ url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageProgressHandler?
     ) -> Prefix {
         metrics.requests.increment()
-        let settings = self.settings.withLock { $0 }
+        let settings = self.settings
         guard let url, Self.isLoadable(url) else {
             metrics.failure(.invalidURL(url?.absoluteString))
             return .ended(.failure(.invalidURL(url?.absoluteString)), context.callbackQueue ?? settings.callbackQueue)
