@@ -50,6 +50,20 @@ extension ImageCache {
         }
     }
 
+    /// The query on the calling thread, when `options` make it synchronous
+    /// (``WebImageOptions/queryDiskDataSync``, with ``WebImageOptions/queryMemoryDataSync`` when
+    /// ``WebImageOptions/queryMemoryData`` asks for the bytes); `nil` for other options.
+    func querySynchronously(
+        forKey key: String, options: WebImageOptions, context: WebImageContext, cacheType: ImageCacheType
+    ) -> ImageCacheQueryResult? {
+        guard options.contains(.queryDiskDataSync),
+            !options.contains(.queryMemoryData) || options.contains(.queryMemoryDataSync)
+        else { return nil }
+        let token = ImageCacheToken()
+        query(key, options: options, context: context, cacheType: cacheType, token: token)
+        return token.takeResultIfFinished()
+    }
+
     /// The query behind both forms: memory at once, disk on the pool (or synchronously with
     /// the `…Sync` options); the result goes to `token`.
     private func query(

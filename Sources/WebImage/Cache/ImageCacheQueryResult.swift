@@ -120,6 +120,15 @@ public final class ImageCacheToken: Sendable {
         }
     }
 
+    /// The result of an awaited query that has finished, taken; `nil` while it runs.
+    func takeResultIfFinished() -> ImageCacheQueryResult? {
+        state.withLock { state in
+            guard case .finished(let result?) = state else { return nil }
+            state = .finished(nil)
+            return result
+        }
+    }
+
     /// Finishes with `result`, first running `commit` (e.g. the memory-cache write) — only when
     /// not cancelled. Returns whether it finished (`false`: it had been cancelled).
     @discardableResult

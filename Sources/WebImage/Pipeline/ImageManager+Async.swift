@@ -40,6 +40,37 @@ extension ImageManager {
         }
     }
 
+    /// Loads the image of `url` (SPEC M-11): the async API with a non-optional image, as Nuke's
+    /// and Kingfisher's. Cancelling the calling task cancels the load (SPEC M-10) and throws
+    /// ``/WebImageCore/WebImageError/cancelled``.
+    ///
+    /// The same load as `loadImage(with:options:context:progress:) async`; where that one
+    /// returns a result without an image, this one throws.
+    ///
+    /// - Returns: the image and where it came from. With `refreshCached`, the freshest image.
+    /// - Throws: a ``/WebImageCore/WebImageError``;
+    ///   ``/WebImageCore/WebImageError/invalidDownloadOperation(reason:)`` when the load may not
+    ///   download and nothing is cached (`fromCacheOnly`, or the delegate's veto), or when
+    ///   `avoidDecodeImage` asks for the bytes only.
+    public func image(
+        for url: URL,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageProgressHandler? = nil
+    ) async throws(WebImageError) -> ImageResponse {
+        let result: ImageResult
+        do {
+            result = try await loadImage(with: url, options: options, context: context, progress: progress)
+        } catch {
+            throw error as? WebImageError ?? .invalidDownloadOperation(reason: "\(error)")
+        }
+        if let response = ImageResponse(result) { return response }
+        throw .invalidDownloadOperation(
+            reason: options.contains(.avoidDecodeImage)
+                ? "avoidDecodeImage asks for the bytes only: load them with loadImage(with:)"
+                : "nothing is cached for \(url.absoluteString) and the load may not download it")
+    }
+
     /// ``loadImage(with:options:context:progress:)`` for a URL string (SPEC M-2).
     /// - Throws: ``/WebImageCore/WebImageError/invalidURL(_:)`` for a string that is not a URL.
     public func loadImage(

@@ -12,18 +12,22 @@ extension ImageManager {
     }
 
     /// The cache-query stage: the final key (disk, and memory unless the synchronous prefix
-    /// already looked there); on a miss, the original key when the context asks for it (SPEC
+    /// already looked there; nothing when the prefix queried it with the synchronous query
+    /// options); on a miss, the original key when the context asks for it (SPEC
     /// Nothing is queried with `fromLoaderOnly` or without a cache key.
     ///
     /// - Throws: `cancelled` when the task was cancelled (the query then decodes nothing and
     ///   writes nothing to memory, SPEC Q-2).
     func queryCache(_ request: ImageLoadRequest) async throws(WebImageError) -> CacheLookup {
         guard !request.options.contains(.fromLoaderOnly), let key = request.finalKey else { return .miss }
-        var queryType = request.context.queryCacheType ?? .all
-        if request.memoryLooked { queryType = queryType.includesDisk ? .disk : .none }
-        let result = await request.cache.queryImage(
-            forKey: key, options: request.options, context: request.context, cacheType: queryType)
-        try Self.checkCancellation(result)
+        let result: ImageCacheQueryResult
+        if let prequeried = request.prequeried {
+            result = prequeried
+        } else {
+            result = await request.cache.queryImage(
+                forKey: key, options: request.options, context: request.context, cacheType: request.finalQueryCacheType)
+            try Self.checkCancellation(result)
+        }
         if Self.isHit(result, request.options) {
             countHit(result.cacheType)
             return .hit(result)

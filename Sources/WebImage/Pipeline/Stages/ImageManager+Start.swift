@@ -10,8 +10,9 @@ extension ImageManager {
     /// In order: the URL must be loadable (else `invalidURL`); the options processor may
     /// rewrite options and context (SPEC M-7); a URL that failed before fails at once unless
     /// `retryFailed` (SPEC M-3); the cache keys are computed, once for the whole load; a memory
-    /// hit is delivered synchronously with no operation and no bookkeeping (SPEC K-1). Anything
-    /// else becomes an ``ImageCombinedOperation`` over one task running the load's async line
+    /// hit is delivered synchronously with no operation and no bookkeeping (SPEC K-1); with the
+    /// synchronous query options (`queryDiskDataSync`) the final key's disk entry is read here
+    /// too, and a hit ends the load likewise. Anything else becomes an ``ImageCombinedOperation`` over one task running the load's async line
     /// (``ImageLoad/run()``); a preview another download of the image left in memory is shown
     /// first.
     ///
@@ -74,6 +75,20 @@ extension ImageManager {
             cache: cache, loader: settled.context.imageLoader ?? imageLoader,
             progress: progress, startTime: DispatchTime.now().uptimeNanoseconds)
         request.memoryLooked = Self.fastPathLooks(key: keys.final, options: settled.options, context: settled.context)
+        if !request.options.contains(.fromLoaderOnly), let key = keys.final,
+            let found = cache.querySynchronously(
+                forKey: key, options: request.options, context: request.context, cacheType: request.finalQueryCacheType)
+        {
+            // The synchronous query options: the final key is read here, on the caller's
+            // thread. A hit with no revalidation to do ends the load here (M-8); anything else
+            // goes on from what was found.
+            if Self.isHit(found, request.options) && !request.options.contains(.refreshCached) {
+                countHit(found.cacheType)
+                metrics.loadDuration(source: found.cacheType, since: request.startTime)
+                return .ended(.success(ImageResult(image: found.image, data: found.data, cacheType: found.cacheType, url: url)), queue)
+            }
+            request.prequeried = found
+        }
         return .load(request, queue)
     }
 

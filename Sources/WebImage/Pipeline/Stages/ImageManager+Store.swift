@@ -11,7 +11,6 @@ extension ImageManager {
         try Self.checkCancellation()
         if !memoryStored { storeInMemory(plan) }
         await storeOnDisk(plan, request)
-        try Self.checkCancellation()
     }
 
     /// The memory part of `plan`, synchronously.

@@ -36,8 +36,9 @@ extension ImageManager {
         guard let original = download.value.image, request.shouldTransform(original) else {
             return (download.value.image, false)
         }
+        // A transform that returned nothing because the load was cancelled stores nothing:
+        // the store stage reads the cancellation.
         let transformed = try await transform(original, request, operation)
-        try Self.checkCancellation()
         return (transformed ?? original, transformed != nil)
     }
 
