@@ -26,7 +26,8 @@ extension ImageManager {
     ) -> ImageCombinedOperation? {
         switch prefix(url, options: options, context: context, progress: progress) {
         case .ended(let result, let queue):
-            queue.execute { completed(result) }
+            // `.current` is called directly: no closure is made on the memory fast path.
+            if case .current = queue { completed(result) } else { queue.execute { completed(result) } }
             ended?()
             return nil
         case .load(let request, let queue):

@@ -26,7 +26,6 @@ extension ImageManager {
     private func storeOnDisk(_ plan: StorePlan, _ request: ImageLoadRequest) async {
         let context = request.context
         for write in plan.writes where write.storesOnDisk {
-            guard !Task.isCancelled else { return }
             let disk: @Sendable () async -> Void = {
                 do {
                     try await write.cache.store(

@@ -54,7 +54,6 @@ extension ImageManager {
         _ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
     ) async throws(WebImageError) -> Image? {
         guard let transformer = request.transformer, request.shouldTransform(image) else { return image }
-        guard !Task.isCancelled else { return nil }
         let key = request.originalKey ?? request.url.absoluteString
         let start = DispatchTime.now().uptimeNanoseconds
         let result = await sharedTransforms.run(
