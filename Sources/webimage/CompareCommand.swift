@@ -32,6 +32,7 @@ struct CompareCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Address policy (URLs)")
     var addressPolicy: AddressPolicyOptions
+    @OptionGroup var maxTime: MaxTimeOption
 
     func validate() throws {
         try OptionLimits.checkTimeout(timeout)
@@ -39,7 +40,7 @@ struct CompareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let loader = InputLoader(timeout: timeout, addressPolicy: addressPolicy.policy)
+        let loader = InputLoader(timeout: timeout, maxTime: maxTime, addressPolicy: addressPolicy.policy)
         let referenceImage = await decode(reference, loader: loader)
         let distortedImage = await decode(distorted, loader: loader)
         await loader.shutdown()
