@@ -6,7 +6,8 @@ import WebImageCore
 /// sequences (animated AVIF), 8-, 10- and 12-bit sources, alpha; encodes 8-bit AVIF.
 ///
 /// - Pixels come out as 8-bit RGBA with straight alpha; higher bit depths are scaled down by
-///   libavif's YUV→RGB conversion.
+///   libavif's YUV→RGB conversion. PQ and HLG sources are converted at 16 bits and tone-mapped
+///   to SDR sRGB (BT.2408; the HDR article), unless colour descriptions are ignored.
 /// - Limits are checked from the container before pixel memory is allocated, and the AV1
 ///   decoder is given the pixel limit too (SPEC C-6).
 /// - Thumbnails decode at full size and are then resampled (AV1 has no scaled decode).
@@ -35,17 +36,19 @@ public struct AVIFCoder: AnimatedImageDecoding {
         let handle = try AVIFDecoderHandle(data, limits: options.limits)
         let output = FrameOutput(stored: handle.canvasSize, orientation: handle.orientation, options: options)
         let count = options.firstFrameOnly ? 1 : handle.frameCount
+        let described = options.colorManagement == .ignore ? nil : handle.colorProfile
+        // PQ/HLG is decoded at 16 bits and tone-mapped to SDR sRGB straight from there (H-4).
+        let hdr = HDRToSDR.transform(for: described, options: options, bits: 16)
         var frames: [ImageFrame] = []
         frames.reserveCapacity(count)
         for index in 0..<count {
-            let pixels = output.finish(try handle.frame(at: index))
+            let pixels = output.finish(try handle.frame(at: index, hdr: hdr))
             frames.append(ImageFrame(pixels: pixels, duration: count > 1 ? handle.duration(ofFrame: index) : 0))
         }
         let image = Image(
             frames: frames, scale: options.imageScale, orientation: output.reportedOrientation, format: .avif, loopCount: 0,
             hasAlpha: handle.hasAlpha)
-        let profile = options.colorManagement == .ignore ? nil : handle.colorProfile
-        return ColorConversion.finish(image, profile: profile, options: options)
+        return ColorConversion.finish(image, profile: hdr == nil ? described : nil, options: options)
     }
 
     /// Whether `format` is AVIF.
@@ -90,12 +93,14 @@ public struct AVIFCoder: AnimatedImageDecoding {
 public final class AVIFAnimatedImageSource: AnimatedImageSource {
     private let handle: AVIFDecoderHandle
     private let output: FrameOutput
+    private let hdr: HDRToSDRTransform?
 
     /// Parses `data`; frames are decoded by ``frame(at:)``.
     /// - Throws: `badImageData` or `imageTooLarge`.
     public init(_ data: Data, options: DecodeOptions = .default) throws {
         handle = try AVIFDecoderHandle(data, limits: options.limits)
         output = FrameOutput(stored: handle.canvasSize, orientation: handle.orientation, options: options)
+        hdr = HDRToSDR.transform(for: handle.colorProfile, options: options, bits: 16)
     }
 
     /// The size of the frames this source returns (as shown, or the thumbnail size).
@@ -110,9 +115,9 @@ public final class AVIFAnimatedImageSource: AnimatedImageSource {
         handle.duration(ofFrame: index)
     }
 
-    /// Frame `index`, turned and sized per the options.
+    /// Frame `index`, turned and sized per the options; PQ/HLG frames tone-mapped to SDR.
     /// - Throws: `badImageData` when `index` is out of range or the frame data is corrupt.
     public func frame(at index: Int) throws -> PixelBuffer {
-        output.finish(try handle.frame(at: index))
+        output.finish(try handle.frame(at: index, hdr: hdr))
     }
 }

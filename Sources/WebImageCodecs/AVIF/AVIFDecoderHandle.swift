@@ -92,10 +92,11 @@ final class AVIFDecoderHandle {
     }
 
     /// Decodes frame `index` (sequentially when it is the next one, else by seeking from the
-    /// nearest keyframe) into a new RGBA buffer at the canvas size.
+    /// nearest keyframe) into a new RGBA buffer at the canvas size; with `hdr`, at 16 bits and
+    /// through that transform to SDR sRGB (H-4).
     /// - Throws: `badImageData` when the AV1 data is corrupt or a frame's size differs from the
-    ///   container's.
-    func frame(at index: Int) throws -> PixelBuffer {
+    ///   container's; `imageTooLarge` when the 16-bit intermediate exceeds the budget.
+    func frame(at index: Int, hdr: HDRToSDRTransform? = nil) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else {
             throw WebImageError.badImageData(reason: "AVIF frame \(index) of \(frameCount)")
         }
@@ -112,6 +113,7 @@ final class AVIFDecoderHandle {
             throw WebImageError.badImageData(reason: "AVIF frame \(index) is \(size), the image \(canvasSize)")
         }
         try limits.check(canvas: size)
+        if let hdr { return try toneMapped(image, size: size, hdr) }
         return try PixelBuffer.make(width: size.width, height: size.height) { out in
             var rgb = avifRGBImage()
             avifRGBImageSetDefaults(&rgb, image)
@@ -120,6 +122,26 @@ final class AVIFDecoderHandle {
             rgb.pixels = out.baseAddress
             rgb.rowBytes = UInt32(size.width * PixelBuffer.bytesPerPixel)
             try Self.check(avifImageYUVToRGB(image, &rgb))
+        }
+    }
+
+    /// `image` converted by libavif to 16-bit RGBA (its codes scaled to 0…65535), then by `hdr`
+    /// to RGBA8. The intermediate (8 bytes a pixel) counts against the decoded-bytes budget
+    /// with the result: three RGBA8 canvases.
+    private func toneMapped(_ image: UnsafeMutablePointer<avifImage>, size: PixelSize, _ hdr: HDRToSDRTransform) throws -> PixelBuffer {
+        try limits.checkBudget(frames: 3, of: size)
+        let count = size.width * size.height
+        let wide = UnsafeMutablePointer<UInt16>.allocate(capacity: count * 4)
+        defer { wide.deallocate() }
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.depth = 16
+        rgb.pixels = UnsafeMutableRawPointer(wide).assumingMemoryBound(to: UInt8.self)
+        rgb.rowBytes = UInt32(size.width * 8)
+        try Self.check(avifImageYUVToRGB(image, &rgb))
+        return PixelBuffer.make(width: size.width, height: size.height) { out in
+            hdr.apply(wide, out.baseAddress!, count: count)
         }
     }
 

@@ -13,6 +13,9 @@ public enum ColorConversion {
         case .ignore:
             return image
         case .preserve:
+            // 8-bit PQ/HLG values with a profile no encoder can embed would be shown dim and
+            // flat everywhere: the SDR rendition is the default for them (H-4).
+            if HDRToSDR.isToneMapped(profile) { return toSRGB(image, profile: profile) }
             return image.replacing(colorProfile: profile)
         case .convertToSRGB:
             return toSRGB(image, profile: profile)
@@ -59,6 +62,8 @@ public enum ColorConversion {
                     applyGray(table, src, dst, count: count)
                 case .lcmsRGBA(let lcms):
                     lcms.apply(src, dst, count: count)
+                case .toneMap(let hdr):
+                    hdr.apply(src, dst, count: count)
                 }
             }
         }
@@ -93,6 +98,8 @@ public enum ColorConversion {
             applyGray(table, UnsafePointer(base), base, count: count)
         case .lcmsRGBA(let lcms):
             lcms.apply(base, base, count: count)
+        case .toneMap(let hdr):
+            hdr.apply(UnsafePointer(base), base, count: count)
         }
         return true
     }

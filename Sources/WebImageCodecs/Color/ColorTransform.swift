@@ -15,11 +15,17 @@ enum ColorTransform: Sendable {
     /// CMYK (as the JPEG decoder delivers it, 4 bytes a pixel) to RGBA8; `inverted` for
     /// Adobe's inverted CMYK.
     case lcmsCMYK(plain: LCMSTransform, inverted: LCMSTransform)
+    /// PQ or HLG (8-bit codes) to SDR sRGB (H-4). Decoders that can read more bits use a
+    /// transform for those instead (``HDRToSDR``).
+    case toneMap(HDRToSDRTransform)
 
     /// Builds the transform for `profile`.
     static func make(for profile: ColorProfile) -> ColorTransform {
         if case .sRGB = profile.kind { return .identity }
         if case .cicp(let cicp) = profile.kind, cicp.isSRGB { return .identity }
+        if case .cicp(let cicp) = profile.kind, let hdr = HDRTransformCache.shared.transform(for: cicp, bits: 8) {
+            return .toneMap(hdr)
+        }
         if case .gamma(let gamma, let chromaticities) = profile.kind, abs(gamma - 1 / 2.2) < 0.005,
             (chromaticities ?? .sRGB).isClose(to: .sRGB)
         {

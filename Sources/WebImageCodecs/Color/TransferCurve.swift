@@ -64,7 +64,7 @@ enum CICPColorimetry {
     }
 
     /// The transfer for a `TransferCharacteristics` code point, `nil` for unknown ones and for
-    /// PQ (16) and HLG (18), which are left as decoded (no tone mapping yet; G-6).
+    /// PQ (16) and HLG (18), which ``HDRToSDRTransform`` tone-maps instead.
     static func transfer(_ code: UInt16) -> TransferCurve? {
         switch code {
         case 2, 13: return .sRGB

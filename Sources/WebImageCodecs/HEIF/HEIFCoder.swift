@@ -10,6 +10,8 @@ import WebImageCore
 ///   ``/WebImageCore/DecodeOptions/applyOrientation`` off is not honoured, as libheif 1.15
 ///   exposes no way to read the transforms it would leave undone.
 /// - Pixels come out as 8-bit RGBA with straight alpha; higher bit depths are scaled down.
+///   PQ and HLG sources of more than 8 bits are decoded at their depth and tone-mapped to SDR
+///   sRGB (BT.2408; the HDR article), unless colour descriptions are ignored.
 /// - Limits are checked on the image size from the container before anything is decoded
 ///   (SPEC C-6).
 /// - Thumbnails decode at full size and are then resampled.
@@ -32,11 +34,21 @@ public struct HEIFCoder: ImageCoder {
     /// - Throws: ``/WebImageCore/WebImageError`` — `badImageData` or `imageTooLarge`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let primary = try HEIFPrimaryImage(data, limits: options.limits)
-        let decoded = try primary.decode()
+        let profile = options.colorManagement == .ignore ? nil : primary.colorProfile
+        let hdr = Self.toneMapped(profile, options: options)
+        let decoded = try primary.decode(hdr: hdr, limits: options.limits)
         let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)
         let image = Image(pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
-        let profile = options.colorManagement == .ignore ? nil : primary.colorProfile
-        return ColorConversion.finish(image, profile: profile, options: options)
+        // An 8-bit PQ/HLG source (no high-bit-depth decode) is tone-mapped by the colour step.
+        let highDepth = hdr != nil && Int(heif_image_handle_get_luma_bits_per_pixel(primary.handle)) > 8
+        return ColorConversion.finish(image, profile: highDepth ? nil : profile, options: options)
+    }
+
+    /// The PQ/HLG code points of `profile` when a decode with `options` tone-maps them (H-4).
+    static func toneMapped(_ profile: ColorProfile?, options: DecodeOptions) -> CICP? {
+        guard HDRToSDR.transform(for: profile, options: options, bits: 16) != nil, case .cicp(let cicp)? = profile?.kind
+        else { return nil }
+        return cicp
     }
 
     /// Reads the primary image's size (as shown) and alpha, without decoding; a sequence

@@ -73,15 +73,25 @@ final class HEIFPrimaryImage {
     var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
 
     /// Decodes the image into a new RGBA buffer (8 bits per channel; higher bit depths are
-    /// scaled down by libheif), transforms applied.
-    /// - Throws: `badImageData` when the coded data is corrupt or no decoder is available.
-    func decode() throws -> PixelBuffer {
-        try Self.decode(handle, size: size, hasAlpha: hasAlpha)
+    /// scaled down by libheif), transforms applied. With `hdr` (a PQ/HLG description), a
+    /// source of more than 8 bits is decoded at its depth and tone-mapped to SDR sRGB (H-4).
+    /// - Throws: `badImageData` when the coded data is corrupt or no decoder is available,
+    ///   `imageTooLarge` when the high-bit-depth decode exceeds `limits`' budget.
+    func decode(hdr: CICP? = nil, limits: DecodeLimits = .default) throws -> PixelBuffer {
+        try Self.decode(handle, size: size, hasAlpha: hasAlpha, hdr: hdr, limits: limits)
     }
 
     /// Decodes the image of `handle` (the primary image or one of its thumbnails), which shows
-    /// at `size`, into a new RGBA buffer.
-    static func decode(_ handle: OpaquePointer, size: PixelSize, hasAlpha: Bool) throws -> PixelBuffer {
+    /// at `size`, into a new RGBA buffer; with `hdr`, as ``decode(hdr:limits:)`` does.
+    static func decode(
+        _ handle: OpaquePointer, size: PixelSize, hasAlpha: Bool, hdr: CICP? = nil, limits: DecodeLimits = .default
+    ) throws -> PixelBuffer {
+        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+        if let hdr, bits > 8, bits <= 16, let transform = HDRTransformCache.shared.transform(for: hdr, bits: bits) {
+            // libheif's 16-bit copy (8 bytes a pixel) and the result: three RGBA8 canvases.
+            try limits.checkBudget(frames: 3, of: size)
+            return try decodeToneMapped(handle, size: size, hasAlpha: hasAlpha, transform)
+        }
         guard let options = heif_decoding_options_alloc() else {
             throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not allocate decoding options")
         }
@@ -113,6 +123,52 @@ final class HEIFPrimaryImage {
                 if opaque {
                     for alpha in stride(from: 3, to: rowBytes, by: 4) { target[alpha] = 255 }
                 }
+            }
+        }
+    }
+
+    /// `handle` decoded by libheif to interleaved 16-bit RGBA at the source's depth (codes
+    /// 0…2^bits − 1, little-endian) and converted row by row by `transform` to RGBA8.
+    private static func decodeToneMapped(
+        _ handle: OpaquePointer, size: PixelSize, hasAlpha: Bool, _ transform: HDRToSDRTransform
+    ) throws -> PixelBuffer {
+        guard let options = heif_decoding_options_alloc() else {
+            throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not allocate decoding options")
+        }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 0
+        var decoded: OpaquePointer?
+        let error = heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RRGGBBAA_LE, options)
+        guard error.code == heif_error_Ok, let decoded else {
+            throw WebImageError.badImageData(reason: "HEIF: \(message(error))")
+        }
+        defer { heif_image_release(decoded) }
+        let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
+        let height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
+        let bits = Int(heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved))
+        var planeStride: Int32 = 0
+        guard width > 0, height > 0, bits == transform.inputBits,
+            let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &planeStride)
+        else { throw WebImageError.badImageData(reason: "HEIF: the decoder returned no \(transform.inputBits)-bit RGBA plane") }
+        guard Int(planeStride) >= width * 8, PixelSize(width: width, height: height) == size else {
+            throw WebImageError.badImageData(reason: "HEIF: decoded \(width)x\(height), expected \(size)")
+        }
+        let opaque = !hasAlpha
+        let sourceStride = Int(planeStride)
+        let maxCode = UInt16((1 << bits) - 1)
+        let row = UnsafeMutablePointer<UInt16>.allocate(capacity: width * 4)
+        defer { row.deallocate() }
+        return PixelBuffer.make(width: width, height: height) { out in
+            guard let base = out.baseAddress else { return }
+            for y in 0..<height {
+                let source = UnsafeRawPointer(plane.advanced(by: y * sourceStride))
+                for i in 0..<(width * 4) {
+                    row[i] = UInt16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+                }
+                if opaque {
+                    for alpha in stride(from: 3, to: width * 4, by: 4) { row[alpha] = maxCode }
+                }
+                transform.apply(row, base.advanced(by: y * width * 4), count: width)
             }
         }
     }

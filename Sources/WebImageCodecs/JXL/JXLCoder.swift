@@ -5,8 +5,8 @@ import WebImageCore
 /// The JPEG XL decoder over libjxl 0.7: still images and animations, lossy and lossless,
 /// alpha, high bit depths (scaled to 8 bits), the file's orientation.
 ///
-/// - Pixels come out as 8-bit RGBA with straight alpha, in the file's colour space (no colour
-///   management, as for the other formats).
+/// - Pixels come out as 8-bit RGBA with straight alpha, converted to sRGB by default (G-2);
+///   PQ and HLG are decoded at 16 bits and tone-mapped to SDR sRGB (BT.2408; the HDR article).
 /// - Limits are checked from the basic information before pixel memory is allocated, and for
 ///   an animation again before each further frame (SPEC C-6).
 /// - The orientation is applied by default (result `.up`); with
@@ -33,6 +33,7 @@ public struct JXLCoder: AnimatedImageDecoding {
         let session = try JXLDecoderSession(
             data, events: JxlDecoderStatus(JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue))
         var profile: ColorProfile?
+        var hdr: HDRToSDRTransform?
         var frames: [ImageFrame] = []
         var duration = 0.0
         var output: FrameOutput?
@@ -43,13 +44,16 @@ public struct JXLCoder: AnimatedImageDecoding {
                 output = FrameOutput(stored: session.size, orientation: session.orientation, options: options)
             case JXL_DEC_COLOR_ENCODING:
                 if options.colorManagement != .ignore { profile = session.colorProfile() }
+                hdr = HDRToSDR.transform(for: profile, options: options, bits: 16)
             case JXL_DEC_FRAME:
                 if options.firstFrameOnly && !frames.isEmpty { break decoding }
                 if !frames.isEmpty { try options.limits.check(frames: frames.count + 1, of: session.size) }
                 duration = session.isAnimation ? session.frameDuration() : 0
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 guard let output else { throw WebImageError.badImageData(reason: "JPEG XL: pixels before the basic information") }
-                frames.append(ImageFrame(pixels: output.finish(try session.decodeFrame()), duration: duration))
+                // PQ/HLG is decoded at 16 bits and tone-mapped to SDR straight from there (H-4).
+                let pixels = try hdr.map { try session.decodeFrame(toneMapping: $0, limits: options.limits) } ?? session.decodeFrame()
+                frames.append(ImageFrame(pixels: output.finish(pixels), duration: duration))
             case JXL_DEC_SUCCESS:
                 break decoding
             default:
@@ -61,7 +65,7 @@ public struct JXLCoder: AnimatedImageDecoding {
         let image = Image(
             frames: frames, scale: options.imageScale, orientation: options.applyOrientation ? .up : session.orientation,
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
-        return ColorConversion.finish(image, profile: profile, options: options)
+        return ColorConversion.finish(image, profile: hdr == nil ? profile : nil, options: options)
     }
 
     /// Whether the file is an animation of more than one frame (counted from frame headers,

@@ -5,7 +5,7 @@ import WebImageCore
 extension JXLDecoderSession {
     /// The colour description of the pixels the decoder outputs (G-1), to be asked at
     /// `JXL_DEC_COLOR_ENCODING`: `nil` for sRGB (and grey with sRGB's transfer), CICP code
-    /// points for PQ/HLG (left as decoded, G-6), else the ICC profile (the attached one, or
+    /// points for PQ/HLG (tone-mapped to SDR, H-4), else the ICC profile (the attached one, or
     /// libjxl's rendering of the encoded colour space).
     func colorProfile() -> ColorProfile? {
         var encoding = JxlColorEncoding()

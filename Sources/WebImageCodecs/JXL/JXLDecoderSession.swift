@@ -74,6 +74,30 @@ final class JXLDecoderSession {
         return FrameDelay.clamped(Double(header.duration) / ticksPerSecond)
     }
 
+    /// Answers `JXL_DEC_NEED_IMAGE_OUT_BUFFER` with 16-bit output, converted by `hdr` (made
+    /// for 16-bit input) to RGBA8 once the frame is complete (H-4). The intermediate (8 bytes a
+    /// pixel) counts against `limits`' budget with the result.
+    /// - Throws: as ``decodeFrame()``; `imageTooLarge` over the budget.
+    func decodeFrame(toneMapping hdr: HDRToSDRTransform, limits: DecodeLimits) throws -> PixelBuffer {
+        let size = self.size
+        try limits.checkBudget(frames: 3, of: size)
+        var format = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT16, endianness: JXL_NATIVE_ENDIAN, align: 0)
+        var needed = 0
+        let count = size.width * size.height
+        guard JxlDecoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed == count * 8 else {
+            throw WebImageError.badImageData(reason: "JPEG XL: unexpected output buffer size \(needed) for \(size)")
+        }
+        let wide = UnsafeMutablePointer<UInt16>.allocate(capacity: count * 4)
+        defer { wide.deallocate() }
+        guard JxlDecoderSetImageOutBuffer(decoder, &format, wide, needed) == JXL_DEC_SUCCESS else {
+            throw WebImageError.badImageData(reason: "JPEG XL: the output buffer was refused")
+        }
+        while try next() != JXL_DEC_FULL_IMAGE {}
+        return PixelBuffer.make(width: size.width, height: size.height) { out in
+            hdr.apply(wide, out.baseAddress!, count: count)
+        }
+    }
+
     /// Answers `JXL_DEC_NEED_IMAGE_OUT_BUFFER`: decodes the current frame into a new buffer of
     /// the stored size.
     /// - Throws: `badImageData` when the decoder wants another size or the data is corrupt.

@@ -54,13 +54,15 @@ extension PNGCoder: ReducedImageDecoding {
             try options.limits.check(
                 canvas: layout.header.size,
                 allocating: Self.reducedSize(of: layout.header.size, scaleDenominator: scaleDenominator))
-            let decoded = try SPNGDecoding.decode(bytes, limits: options.limits, scaleDenominator: scaleDenominator)
+            let profile = colorProfile(bytes, options)
+            let hdr = Self.toneMapped(profile, layout: layout, options: options)
+            let decoded = try SPNGDecoding.decode(bytes, limits: options.limits, scaleDenominator: scaleDenominator, hdr: hdr)
             let applied = options.applyOrientation ? layout.orientation : .up
             let image = Image(
                 pixels: decoded.pixels.applying(applied), scale: options.imageScale,
                 orientation: options.applyOrientation ? .up : layout.orientation, format: .png,
                 hasAlpha: decoded.hasAlpha)
-            return ColorConversion.finish(image, profile: colorProfile(bytes, options), options: options)
+            return ColorConversion.finish(image, profile: hdr == nil ? profile : nil, options: options)
         }
     }
 }

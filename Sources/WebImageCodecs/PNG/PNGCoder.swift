@@ -65,11 +65,13 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
             try options.limits.check(canvas: layout.header.size)
             let output = PNGOutput(layout: layout, options: options)
             guard let animation = layout.animation else {
-                let decoded = try SPNGDecoding.decode(bytes, limits: options.limits)
+                let profile = colorProfile(bytes, options)
+                let hdr = Self.toneMapped(profile, layout: layout, options: options)
+                let decoded = try SPNGDecoding.decode(bytes, limits: options.limits, hdr: hdr)
                 let image = Image(
                     pixels: output.finish(decoded.pixels), scale: options.imageScale,
                     orientation: output.reportedOrientation, format: .png, hasAlpha: decoded.hasAlpha)
-                return ColorConversion.finish(image, profile: colorProfile(bytes, options), options: options)
+                return ColorConversion.finish(image, profile: hdr == nil ? profile : nil, options: options)
             }
             let count = options.firstFrameOnly ? 1 : animation.frames.count
             try options.limits.check(frames: count, of: layout.header.size)
@@ -86,6 +88,16 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
                 hasAlpha: layout.hasAlpha || animation.exposesCanvas(layout.header.size))
             return ColorConversion.finish(image, profile: colorProfile(bytes, options), options: options)
         }
+    }
+
+    /// The `cICP` code points of a 16-bit PQ/HLG PNG that a decode with `options` tone-maps from
+    /// its 16-bit samples (H-4); `nil` for everything else (an 8-bit PQ/HLG PNG is tone-mapped
+    /// by the colour step from its 8-bit values).
+    static func toneMapped(_ profile: ColorProfile?, layout: PNGLayout, options: DecodeOptions) -> CICP? {
+        guard layout.header.bitDepth == 16, HDRToSDR.transform(for: profile, options: options, bits: 16) != nil,
+            case .cicp(let cicp)? = profile?.kind
+        else { return nil }
+        return cicp
     }
 
     /// The file's colour description, unless the options ignore it (then it is not read).

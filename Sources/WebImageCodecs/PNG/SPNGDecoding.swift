@@ -89,10 +89,16 @@ enum SPNGDecoding {
     /// applied, Adam7 de-interlaced). Gamma is not applied: pixels are as stored, as browsers
     /// without colour management show them.
     ///
+    /// With `hdr` (PQ/HLG code points) a 16-bit PNG is decoded at 16 bits and tone-mapped to SDR
+    /// sRGB from there (H-4); other PNGs ignore it.
+    ///
     /// - Throws: `imageTooLarge` from IHDR before allocating, `badImageData` for corrupt data.
-    static func decode(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) throws -> SPNGImage {
+    static func decode(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits, hdr: CICP? = nil) throws -> SPNGImage {
         try withContext(bytes, limits: limits) { ctx in
             let header = try header(ctx, limits: limits)
+            if header.bitDepth == 16, let hdr, let transform = HDRTransformCache.shared.transform(for: hdr, bits: 16) {
+                return try decodeToneMapped(ctx, header: header, limits: limits, transform)
+            }
             let fmt = Int32(SPNG_FMT_RGBA8.rawValue)
             var size = 0
             var rc = spng_decoded_image_size(ctx, fmt, &size)
@@ -106,6 +112,28 @@ enum SPNGDecoding {
             }
             return try finish(ctx, pixels: pixels, header: header)
         }
+    }
+
+    /// The image as host-endian RGBA16 (a temporary of 8 bytes a pixel, counted against the
+    /// budget with the result), converted to RGBA8 by `transform`.
+    private static func decodeToneMapped(
+        _ ctx: OpaquePointer, header: PNGHeader, limits: DecodeLimits, _ transform: HDRToSDRTransform
+    ) throws -> SPNGImage {
+        try limits.checkBudget(frames: 3, of: header.size)
+        let fmt = Int32(SPNG_FMT_RGBA16.rawValue)
+        let count = header.width * header.height
+        var size = 0
+        var rc = spng_decoded_image_size(ctx, fmt, &size)
+        guard rc == 0 else { throw error(rc, "size") }
+        guard size == count * 8 else { throw WebImageError.badImageData(reason: "PNG: unexpected decoded size \(size)") }
+        let wide = UnsafeMutablePointer<UInt16>.allocate(capacity: count * 4)
+        defer { wide.deallocate() }
+        rc = spng_decode_image(ctx, wide, size, fmt, Int32(SPNG_DECODE_TRNS.rawValue))
+        guard rc == 0 else { throw error(rc, "decode") }
+        let pixels = PixelBuffer.make(width: header.width, height: header.height) { out in
+            transform.apply(wide, out.baseAddress!, count: count)
+        }
+        return try finish(ctx, pixels: pixels, header: header)
     }
 
     /// What follows a complete image: libspng leaves the last IDAT's CRC unread once the image

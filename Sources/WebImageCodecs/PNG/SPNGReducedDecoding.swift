@@ -13,22 +13,29 @@ extension SPNGDecoding {
     /// - Throws: `imageTooLarge` from IHDR before allocating (pixel limit on the stored size,
     ///   budget on the reduced one), `badImageData` for corrupt or truncated data,
     ///   `unsupportedFormat` for an interlaced image (its rows arrive pass by pass).
-    static func decode(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits, scaleDenominator d: Int) throws -> SPNGImage {
+    ///
+    /// With `hdr` (PQ/HLG code points), the rows of a 16-bit PNG are decoded at 16 bits and each is
+    /// tone-mapped to SDR sRGB (H-4) before it is averaged.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, limits: DecodeLimits, scaleDenominator d: Int, hdr: CICP? = nil
+    ) throws -> SPNGImage {
         precondition(d >= 1, "scale denominator \(d)")
         // 1/1 is the stored image, transparent pixels' colours included.
-        guard d > 1 else { return try decode(bytes, limits: limits) }
+        guard d > 1 else { return try decode(bytes, limits: limits, hdr: hdr) }
         return try withContext(bytes, limits: limits) { ctx in
             let header = try header(ctx, limits: limits, scaleDenominator: d)
             guard !header.interlaced else {
                 throw WebImageError.unsupportedFormat(.png, reason: "an interlaced PNG has no reduced decode")
             }
-            let fmt = Int32(SPNG_FMT_RGBA8.rawValue)
+            let toneMap = header.bitDepth == 16 ? hdr.flatMap { HDRTransformCache.shared.transform(for: $0, bits: 16) } : nil
+            let fmt = Int32(toneMap == nil ? SPNG_FMT_RGBA8.rawValue : SPNG_FMT_RGBA16.rawValue)
             let width = header.width, height = header.height
             let rowBytes = width * PixelBuffer.bytesPerPixel
+            let decodedRowBytes = toneMap == nil ? rowBytes : rowBytes * 2
             var size = 0
             var rc = spng_decoded_image_size(ctx, fmt, &size)
             guard rc == 0 else { throw error(rc, "size") }
-            guard size == rowBytes * height else {
+            guard size == decodedRowBytes * height else {
                 throw WebImageError.badImageData(reason: "PNG: unexpected decoded size \(size)")
             }
             let flags = Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)
@@ -38,6 +45,8 @@ extension SPNGDecoding {
             let reduced = PNGCoder.reducedSize(of: header.size, scaleDenominator: d)
             let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
             defer { row.deallocate() }
+            let wideRow = UnsafeMutablePointer<UInt16>.allocate(capacity: toneMap == nil ? 0 : width * 4)
+            defer { wideRow.deallocate() }
             // Per reduced column of the current block row: Σ r·α, Σ g·α, Σ b·α, Σ α. At most
             // 64 pixels × 255 × 255 per sum: 32 bits are enough.
             let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: reduced.width * 4)
@@ -50,7 +59,12 @@ extension SPNGDecoding {
                     let rows = min(d, height - ry * d)
                     for _ in 0..<rows {
                         // libspng answers SPNG_EOI with the last row; earlier it is an error.
-                        rc = spng_decode_row(ctx, row, rowBytes)
+                        if let toneMap {
+                            rc = spng_decode_row(ctx, wideRow, decodedRowBytes)
+                            if rc == 0 || rc == Int32(SPNG_EOI.rawValue) { toneMap.apply(wideRow, row, count: width) }
+                        } else {
+                            rc = spng_decode_row(ctx, row, rowBytes)
+                        }
                         decodedRows += 1
                         let last = decodedRows == height
                         guard rc == 0 || (last && rc == Int32(SPNG_EOI.rawValue)) else {
