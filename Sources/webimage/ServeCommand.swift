@@ -59,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sanitize-svg"), help: Self.help("sanitize-svg")) var sanitizeSVG: String?
     @Option(name: .customLong("max-clients"), help: Self.help("max-clients")) var maxClients: String?
     @Option(name: .customLong("header-timeout"), help: Self.help("header-timeout")) var headerTimeout: String?
+    @Option(name: .customLong("first-byte-timeout"), help: Self.help("first-byte-timeout")) var firstByteTimeout: String?
     @Option(name: .customLong("keep-alive-timeout"), help: Self.help("keep-alive-timeout")) var keepAliveTimeout: String?
     @Option(name: .customLong("result-store"), help: Self.help("result-store")) var resultStore: String?
     @Option(name: .customLong("result-store-timeout"), help: Self.help("result-store-timeout")) var resultStoreTimeout: String?
@@ -120,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
             ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),
-            ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
+            ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("first-byte-timeout", firstByteTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
             ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
             ("watermark-path", watermarkPath), ("watermark-url", watermarkURL), ("watermark-data", watermarkData),
             ("watermark-opacity", watermarkOpacity), ("watermark-url-ttl", watermarkURLTTL),

@@ -244,3 +244,37 @@ import WebImageTesting
         #expect(try await client.exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200)
     }
 }
+
+/// The first-byte deadline: connections that send nothing are closed after `first-byte-timeout`,
+/// so silent sockets cannot hold every client slot.
+@Suite(.timeLimit(.minutes(3))) struct ServiceFirstByteDeadlineTests {
+    @Test("Given silent sockets filling max-clients, then /health is still answered and each silent socket is closed")
+    func silentSocketsAreClosed() async throws {
+        let harness = try await ServiceHarness.start {
+            $0.maxClients = 3
+            $0.firstByteTimeout = 0.3
+            $0.headerTimeout = 600
+            $0.keepAliveTimeout = 600
+        }
+        defer { Task { await harness.stop() } }
+        let port = try #require(Int(harness.baseURL.split(separator: ":").last ?? ""))
+        let silent = try (0..<3).map { _ in try RawClient(port: port) }
+        defer { for socket in silent { socket.close() } }
+        // Without the deadline the three hold every slot for the keep-alive timeout (600 s) and
+        // this exchange waits in the backlog until its read's own 60 s timeout fails it.
+        let client = try KeepAliveClient(port: port)
+        #expect(try await client.exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200)
+        for socket in silent { #expect(await socket.readsEndOfStream(), "a silent connection is closed") }
+    }
+
+    @Test("Given first-byte-timeout in the settings, then it is read, and a bad value is refused")
+    func setting() throws {
+        #expect(ImageServiceConfiguration().firstByteTimeout <= 5)
+        let configuration = try ImageServiceSettings.configuration(from: ["first-byte-timeout": ["2.5"]]).0
+        #expect(configuration.firstByteTimeout == 2.5)
+        for bad in ["0", "-1", "x"] {
+            #expect(throws: ImageServiceSettings.Problem.self) { try ImageServiceSettings.configuration(from: ["first-byte-timeout": [bad]]) }
+        }
+        #expect(ImageServiceSettings.all.contains { $0.name == "first-byte-timeout" })
+    }
+}

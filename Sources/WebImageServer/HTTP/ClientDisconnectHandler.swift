@@ -9,7 +9,7 @@ import Synchronization
 /// an ``ImageRequestContext`` (or any ``ChannelRequestContext``), which lets them keep HTTP
 /// keep-alive and still cancel abandoned work (SPEC V-8). It only passes everything on.
 ///
-/// Add it with ``ImageServer/httpServer(idleTimeout:headerTimeout:)``, or to your own
+/// Add it with ``ImageServer/httpServer(idleTimeout:headerTimeout:firstByteTimeout:)``, or to your own
 /// `HTTP1Channel.Configuration.additionalChannelHandlers`.
 public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChannelHandler {
     public typealias InboundIn = NIOAny
@@ -18,9 +18,12 @@ public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChan
     private let headerDeadline: HeaderDeadline?
 
     /// A handler for one connection. With `headerTimeout`, a request whose head has not
-    /// arrived whole that long after its first byte closes the connection.
-    public init(headerTimeout: Duration? = nil) {
-        headerDeadline = headerTimeout.map { HeaderDeadline(timeout: .nanoseconds(ServiceMetrics.nanoseconds($0))) }
+    /// arrived whole that long after its first byte closes the connection; with
+    /// `firstByteTimeout`, so does a connection that sends no byte that long after it opened.
+    public init(headerTimeout: Duration? = nil, firstByteTimeout: Duration? = nil) {
+        func amount(_ duration: Duration?) -> TimeAmount? { duration.map { .nanoseconds(ServiceMetrics.nanoseconds($0)) } }
+        headerDeadline = headerTimeout == nil && firstByteTimeout == nil
+            ? nil : HeaderDeadline(timeout: amount(headerTimeout), firstByteTimeout: amount(firstByteTimeout))
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {

@@ -29,7 +29,8 @@ public enum ImageServer {
             router: router,
             server: httpServer(
                 idleTimeout: .milliseconds(Int64(service.configuration.keepAliveTimeout * 1000)),
-                headerTimeout: .milliseconds(Int64(service.configuration.headerTimeout * 1000))),
+                headerTimeout: .milliseconds(Int64(service.configuration.headerTimeout * 1000)),
+                firstByteTimeout: .milliseconds(Int64(service.configuration.firstByteTimeout * 1000))),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(maxClients ?? service.configuration.maxClients)),
@@ -43,10 +44,12 @@ public enum ImageServer {
     /// ``ImageRequestContext`` the image routes keep connections alive and still cancel the
     /// work of a client that goes away (SPEC V-8). `idleTimeout` closes idle connections;
     /// `headerTimeout` closes a connection whose request head is not whole that long after
-    /// its first byte.
-    public static func httpServer(idleTimeout: Duration? = nil, headerTimeout: Duration? = nil) -> HTTPServerBuilder {
+    /// its first byte; `firstByteTimeout` one that sends no byte that long after it opened.
+    public static func httpServer(
+        idleTimeout: Duration? = nil, headerTimeout: Duration? = nil, firstByteTimeout: Duration? = nil
+    ) -> HTTPServerBuilder {
         .http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ClientDisconnectHandler(headerTimeout: headerTimeout)],
+            additionalChannelHandlers: [ClientDisconnectHandler(headerTimeout: headerTimeout, firstByteTimeout: firstByteTimeout)],
             idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(ServiceMetrics.nanoseconds($0)) }))
     }
 

@@ -16,7 +16,7 @@ extension ImageService {
     ///
     /// A client that goes away cancels its request (SPEC V-8). With a context that knows its
     /// channel (``ImageRequestContext``, or any ``ChannelRequestContext``) on a server with a
-    /// ``ClientDisconnectHandler`` (``ImageServer/httpServer(idleTimeout:headerTimeout:)``), connections stay
+    /// ``ClientDisconnectHandler`` (``ImageServer/httpServer(idleTimeout:headerTimeout:firstByteTimeout:)``), connections stay
     /// alive between requests. With any other context the route watches the request stream
     /// itself, which consumes it: those responses say `Connection: close`.
     public func addRoutes<Methods: RouterMethods>(to router: Methods, logger: Logger = Logger(label: "webimage.server")) {

@@ -109,6 +109,9 @@ public struct ImageServiceConfiguration: Sendable {
     /// Seconds a request's head may take to arrive whole after its first byte; then the
     /// connection is closed (a client that stops or trickles its headers holds it no longer).
     public var headerTimeout = 10.0
+    /// Seconds a new connection may stay silent before its first byte; then it is closed (a
+    /// client that opens connections and sends nothing holds the client slots no longer).
+    public var firstByteTimeout = 5.0
     /// Client connections held at once; more wait in the listen backlog (imgproxy's
     /// `IMGPROXY_MAX_CLIENTS`, 2048). ``ImageServer/run(service:host:port:drainTimeout:logger:onListening:)``
     /// lowers it to what the file descriptor limit allows.

@@ -63,6 +63,7 @@ public enum ImageServiceSettings {
         Setting(name: "keep-alive-timeout", meaning: "seconds an idle connection is kept open", defaultValue: "75", repeatable: false),
         Setting(name: "max-clients", meaning: "client connections held at once; more wait to be accepted (lowered to what the file descriptor limit allows)", defaultValue: "2048", repeatable: false),
         Setting(name: "header-timeout", meaning: "seconds a request's head may take to arrive after its first byte (then the connection is closed)", defaultValue: "10", repeatable: false),
+        Setting(name: "first-byte-timeout", meaning: "seconds a new connection may stay silent before its first byte (then it is closed)", defaultValue: "5", repeatable: false),
         Setting(name: "fallback-image", meaning: "image file answered (processed like the source) when a source cannot be had", defaultValue: "none (errors)", repeatable: false),
         Setting(name: "fallback-image-status", meaning: "status of a fallback answer; 0 = the error's status", defaultValue: "200", repeatable: false),
         Setting(name: "fallback-image-ttl", meaning: "Cache-Control max-age of a fallback answer in seconds", defaultValue: "the ttl", repeatable: false),
@@ -215,6 +216,10 @@ public enum ImageServiceSettings {
         if let text = one("header-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "header-timeout: '\(text)' is not seconds") }
             configuration.headerTimeout = seconds
+        }
+        if let text = one("first-byte-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "first-byte-timeout: '\(text)' is not seconds") }
+            configuration.firstByteTimeout = seconds
         }
         if let path = one("fallback-image") {
             // Checked now, not at the first failing request: a typo should stop the start.
