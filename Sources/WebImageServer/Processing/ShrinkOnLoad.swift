@@ -1,11 +1,10 @@
 import WebImage
 
-/// Shrink on load (issue #15): a JPEG, still WebP or still non-interlaced PNG source that the
-/// request scales down by 2 or more is decoded reduced — a JPEG at the smallest DCT scale (1/2,
-/// 1/4, 1/8), a WebP at the largest integer shrink from 2 to 8 that libwebp's rescaler applies
-/// while decoding, a PNG at the largest integer shrink from 2 to 8 averaged block by block as
-/// libspng decodes its rows — as long as
-/// the reduced pixels still number at least the scaled result's across the source crop, as
+/// Shrink on load: a source whose decoder can reduce it (``ReducedImageDecoding``: a JPEG, a
+/// still WebP, a still non-interlaced PNG) and that the request scales down by 2 or more is
+/// decoded reduced by the largest factor the decoder offers — a JPEG's DCT scales 1/2, 1/4, 1/8,
+/// libwebp's rescaler or the PNG block average at any integer from 2 to 8 — as long as the
+/// reduced pixels still number at least the scaled result's across the source crop, as
 /// imgproxy (libvips `shrink`) and thumbor (Pillow's `draft`) do; the one final resample runs
 /// from the reduced pixels.
 ///
@@ -18,7 +17,7 @@ import WebImage
 /// size too.)
 struct ShrinkOnLoad: Sendable {
     /// The decoder that reduces: which reductions it offers and how its pixels are laid out.
-    var decoder: ReducedDecoder
+    var decoder: any ReducedImageDecoding
     /// The source as stored.
     var storedSize: PixelSize
     /// How the displayed axes come from the stored ones once the orientation the decoder applies,
@@ -30,7 +29,7 @@ struct ShrinkOnLoad: Sendable {
     /// left ↔ right (`flipHorizontal`) and top ↔ bottom (`flipVertical`).
     init(
         storedSize: PixelSize, orientation: ImageOrientation, rotate: Int, flipHorizontal: Bool = false, flipVertical: Bool = false,
-        decoder: ReducedDecoder = .jpeg
+        decoder: any ReducedImageDecoding = JPEGCoder()
     ) {
         self.decoder = decoder
         self.storedSize = storedSize
@@ -56,7 +55,7 @@ struct ShrinkOnLoad: Sendable {
         let area = plan.sourceCrop, scaled = plan.scaledSize
         // Every decoder rounds the reduced sides up (⌈side / d⌉), so a crop at least d times the
         // scaled size keeps at least the scaled size's pixels.
-        for d in decoder.denominators.sorted(by: >)
+        for d in type(of: decoder).reducedDecodeDenominators.sorted(by: >)
         where area.width >= scaled.width * d && area.height >= scaled.height * d {
             return d
         }
@@ -65,12 +64,13 @@ struct ShrinkOnLoad: Sendable {
 
     /// How the pixels of a decode at 1/`denominator` relate to the full displayed size.
     func reduction(_ denominator: Int) -> ReducedSource {
-        let reduced = decoder.reducedSize(of: storedSize, scaleDenominator: denominator)
-        switch decoder {
-        case .jpeg, .png:
-            // libjpeg's (and the PNG block average's) reduced pixel i covers stored pixels
-            // i·d ..< (i+1)·d, padding (or a partial block) at the far end. An axis whose direction the orientation or rotation reversed has that padding
-            // at its start instead: full coordinate v is then reduced (v + padding) / d.
+        let reduced = type(of: decoder).reducedSize(of: storedSize, scaleDenominator: denominator)
+        switch type(of: decoder).reducedPixelLayout {
+        case .blocks:
+            // Reduced pixel i covers stored pixels i·d ..< (i+1)·d, padding (a JPEG's) or a
+            // partial block (a PNG's) at the far end. An axis whose direction the orientation or
+            // rotation reversed has that padding at its start instead: full coordinate v is then
+            // reduced (v + padding) / d.
             func padding(_ source: AxisMap.Source) -> Int {
                 guard source.reversed else { return 0 }
                 return source.storedAxis == 0
@@ -81,9 +81,9 @@ struct ShrinkOnLoad: Sendable {
             return ReducedSource(
                 denominator: denominator, fullSize: fullSize,
                 scaleX: scale, scaleY: scale, offsetX: padding(axes.x), offsetY: padding(axes.y))
-        case .webp:
-            // libwebp spreads the reduced pixels evenly over the stored ones, whichever way an
-            // axis is shown: full coordinate v is reduced v · w′/w on that axis.
+        case .spread:
+            // The decoder (libwebp) spreads the reduced pixels evenly over the stored ones,
+            // whichever way an axis is shown: full coordinate v is reduced v · w′/w on that axis.
             func scale(_ source: AxisMap.Source) -> Double {
                 source.storedAxis == 0
                     ? Double(reduced.width) / Double(storedSize.width)
