@@ -2,7 +2,7 @@ import Foundation
 
 /// A real S3 for tests: a throwaway single-node Ceph (one monitor, one `memstore` OSD) with its
 /// RADOS Gateway on 127.0.0.1, started by `scripts/ceph-rgw.sh run` once per test process and
-/// shared by every test of it (``shared()``); it ends when the process does.
+/// shared by every test of it (``shared(hangGuard:)``); it ends when the process does.
 ///
 /// Tests do not share buckets through it: each ``S3TestEndpoint`` gets a user in a tenant of its
 /// own (``makeUser(objects:)``), and the gateway resolves a bucket name in the requesting user's
