@@ -99,6 +99,21 @@ public final class Image: Sendable {
             format: format, loopCount: 0, hasAlpha: hasAlpha, colorProfile: colorProfile, gainMap: nil)
     }
 
+    /// A still image from one pixel buffer, with a gain map.
+    public convenience init(
+        pixels: PixelBuffer,
+        scale: Double = 1,
+        orientation: ImageOrientation = .up,
+        format: ImageFormat = .unknown,
+        hasAlpha: Bool = true,
+        colorProfile: ColorProfile? = nil,
+        gainMap: GainMap?
+    ) {
+        self.init(
+            frames: [ImageFrame(pixels: pixels)], scale: scale, orientation: orientation,
+            format: format, loopCount: 0, hasAlpha: hasAlpha, colorProfile: colorProfile, gainMap: gainMap)
+    }
+
     /// The first frame's pixels (the poster frame of an animation).
     public var pixels: PixelBuffer { frames[0].pixels }
     /// Width in pixels.
