@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: setup build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
+.PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
   bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
@@ -11,6 +11,13 @@ SWIFT_BUILD_FLAGS ?=
 ## botocore, moto[server]) (idempotent; no-op when present)
 setup:
 	@bash scripts/setup.sh
+	@bash scripts/s3-venv.sh >/dev/null
+
+## setup-ceph: setup, plus Ceph's RADOS Gateway from Debian (ceph-mon ceph-osd radosgw
+## ceph-common: ~270 MB, ~30 s), the real S3 of the S3 suites and of `make cluster-hosts
+## S3_BACKEND=ceph` (scripts/ceph-rgw.sh starts a throwaway one-node cluster)
+setup-ceph:
+	@CEPH=1 bash scripts/setup.sh
 	@bash scripts/s3-venv.sh >/dev/null
 
 ## sigv4-references: regenerate Tests/Fixtures/sigv4/references.json with botocore's signer
@@ -27,7 +34,9 @@ release: setup
 
 ## test: build and run every test (Swift Testing). Each test's start and end is printed as it
 ## happens; a test running over TEST_REPORT_SECONDS (300) is named, and a run where no test ends
-## for TEST_HANG_SECONDS (1800) names the tests still running and stops (scripts/run-tests.sh)
+## for TEST_HANG_SECONDS (1800) names the tests still running and stops (scripts/run-tests.sh).
+## Installs Ceph's RADOS Gateway (setup-ceph): the S3 suites run against it and against moto
+## (WEBIMAGE_S3_TEST_BACKENDS=moto leaves it out)
 # Two test processes: the CPU-bound codec and core suites hold the threads of the concurrency
 # pool for seconds at a time; apart from them the loading, pipeline and tool suites are not
 # queued behind that work. (Correctness does not depend on it: the loopback test servers run on
@@ -37,11 +46,17 @@ CPU_BOUND_SUITES = WebImageCoreTests|WebImageCodecsTests|WebImageColorTests
 # The short cluster runs start a dozen processes that load both cores for a minute or more:
 # they run last, alone, so that the loopback services of other tests are not starved beside them.
 CLUSTER_SUITES = ClusterTests|ClusterHostsTests
-test: setup
+test: setup-ceph
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --filter '$(CPU_BOUND_SUITES)'
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --skip '$(CPU_BOUND_SUITES)|$(CLUSTER_SUITES)'
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --filter '$(CLUSTER_SUITES)'
+
+## test-s3: only the suites that talk to an S3 server, against moto and Ceph's RADOS Gateway
+S3_SUITES = S3LoadingTests|S3FetchCommandTests|S3ResultStoreTests|ServiceS3Tests|ServeS3ResultStoreCommandTests|S3LiveClientTests
+test-s3: setup-ceph
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/run-tests.sh --filter '$(S3_SUITES)'
 
 ## test-under-load: `make test` while stress-ng keeps STRESS_WORKERS CPU workers busy (setup
 ## installs stress-ng); stress-ng always stops with the suite, and after STRESS_TIMEOUT seconds
@@ -126,11 +141,13 @@ cluster-demo: setup
 ## nginx on a front host, three `webimage serve` hosts (release build), a storage host with
 ## moto's S3 server (s3:// sources and --result-store s3://results/cluster) and an HTTP origin;
 ## bounded load, one service host SIGKILLed and its link set down mid-run, then every service
-## host restarted and the rendered URLs replayed; ends with `cluster-hosts: requests=N errors=N
-## renders=N rerenders_after_restart=N store_hits=N` (docs/DEPLOYMENT.md). Refuses, saying why,
-## without root or namespaces (the test suite runs a short version: ClusterHostsTests).
-cluster-hosts: setup
-	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-hosts.sh
+## host restarted and the rendered URLs replayed; ends with `cluster-hosts: backend=B requests=N
+## errors=N renders=N rerenders_after_restart=N store_hits=N` (docs/DEPLOYMENT.md). Refuses,
+## saying why, without root or namespaces (the test suite runs a short version: ClusterHostsTests).
+## S3_BACKEND=ceph puts Ceph's RADOS Gateway (scripts/ceph-rgw.sh) on the storage host instead of moto.
+S3_BACKEND ?= moto
+cluster-hosts: $(if $(filter ceph,$(S3_BACKEND)),setup-ceph,setup)
+	S3_BACKEND="$(S3_BACKEND)" SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/cluster-hosts.sh
 
 ## bench-hits: result-cache hits served by `webimage serve` (wrk -t2 -c8 on one ~35 KB JPEG
 ## URL): req/s and service CPU per request (docs/PERFORMANCE.md). Installs wrk.

@@ -7,8 +7,10 @@
 #                     time limit: scripts/cluster-nginx-conf.py) and the load
 #   svc1-3  .11-.13   `webimage serve` (release build): s3:// sources and
 #                     --result-store s3://results/cluster on the storage host
-#   store   .20       moto's S3 server (scripts/cluster-storage.py, .build-s3-venv) on :9000, and
-#                     an HTTP origin (python http.server over ../shared/corpus, read in place) on :8000
+#   store   .20       the S3 server on :9000 — moto's (scripts/cluster-storage.py, .build-s3-venv),
+#                     or with S3_BACKEND=ceph Ceph's RADOS Gateway on a one-node cluster
+#                     (scripts/ceph-rgw.sh) — and an HTTP origin (python http.server over
+#                     ../shared/corpus, read in place) on :8000
 # It drives a bounded load through the front over a fixed set of signed URLs (http and s3://
 # sources x sizes x 3 format buckets, passed over several times), takes svc2 away once a fixed
 # number of requests have completed (every process of its namespace SIGKILLed, then its link set
@@ -16,7 +18,7 @@
 # SIGTERM, which writes their queued renders to the store; svc2's link up again; three fresh
 # processes with empty memory caches) and replays every URL answered 200 before. It ends with
 # exactly one line on standard output:
-#   cluster-hosts: requests=N errors=N renders=N rerenders_after_restart=N store_hits=N
+#   cluster-hosts: backend=B requests=N errors=N renders=N rerenders_after_restart=N store_hits=N
 # requests/errors: what the client saw (errors = not 2xx, or a transport error), load and replay;
 # renders/store_hits: webimage_renders_total / webimage_result_store_hits_total summed over every
 # service process (svc2's first one read just before its kill); rerenders_after_restart: renders of
@@ -30,6 +32,7 @@
 # by the next run.
 #
 # Environment:
+#   S3_BACKEND=moto|ceph    the storage host's S3 server (moto by default)
 #   CLUSTER_HOSTS_SHORT=1   the short run of the test suite (ClusterHostsTests): fewer, smaller
 #                           URLs, every child bounded by 240 s
 #   WEBIMAGE_BIN=PATH       use this `webimage`: no setup, no build (the tests pass theirs)
@@ -43,6 +46,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SWIFT="${SWIFT:-swift}"
 SHORT="${CLUSTER_HOSTS_SHORT:-0}"
+BACKEND="${S3_BACKEND:-moto}"
 NET="${CLUSTER_HOSTS_NET:-10.231.0}"
 say() { echo "cluster-hosts: $*" >&2; }
 refuse() { # REASON: the run cannot happen on this machine
@@ -51,13 +55,15 @@ refuse() { # REASON: the run cannot happen on this machine
 }
 
 [ "$(id -u)" -eq 0 ] || refuse "needs root to make network namespaces and veth links (ip netns)"
+case "$BACKEND" in moto | ceph) ;; *) say "S3_BACKEND is moto or ceph, not $BACKEND"; exit 2 ;; esac
 cd "$ROOT"
 if [ -n "${WEBIMAGE_BIN:-}" ]; then
   BIN="$WEBIMAGE_BIN"
   PYTHON_S3="$ROOT/.build-s3-venv/bin/python"
-  [ -x "$PYTHON_S3" ] || refuse "no .build-s3-venv (moto's S3 server): run \`make setup\`"
+  [ -x "$PYTHON_S3" ] || [ "$BACKEND" = ceph ] || refuse "no .build-s3-venv (moto's S3 server): run \`make setup\`"
 else
-  bash scripts/setup.sh >&2  # iproute2 and nginx come with the test packages
+  # iproute2 and nginx come with the test packages; CEPH=1 adds the gateway's.
+  if [ "$BACKEND" = ceph ]; then CEPH=1 bash scripts/setup.sh >&2; else bash scripts/setup.sh >&2; fi
   PYTHON_S3="$(bash scripts/s3-venv.sh)"
   say "building webimage (release)"
   # shellcheck disable=SC2086
@@ -65,6 +71,11 @@ else
   BIN="$("$SWIFT" build -c release --show-bin-path ${SWIFT_BUILD_FLAGS:-})/webimage"
 fi
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+if [ "$BACKEND" = ceph ]; then
+  for tool in ceph-mon ceph-osd radosgw radosgw-admin; do
+    command -v "$tool" >/dev/null 2>&1 || refuse "$tool not found (\`make setup-ceph\` installs Ceph's RADOS Gateway)"
+  done
+fi
 for tool in ip "$NGINX" "$BIN" python3 curl pgrep timeout; do
   command -v "$tool" >/dev/null 2>&1 || refuse "$tool not found (\`make setup\` installs iproute2, nginx, curl, procps, python3)"
 done
@@ -98,9 +109,12 @@ P="wich-$$"
 NSES=()
 PIDS=()
 WORK=""
+CEPH_DIR=""
 cleanup() {
   local status=$?
   set +e
+  # The gateway's daemons are in the storage namespace (killed below); its directory is removed here.
+  [ -n "$CEPH_DIR" ] && bash "$ROOT/scripts/ceph-rgw.sh" stop "$CEPH_DIR"
   for ns in "${NSES[@]}"; do
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
   done
@@ -157,8 +171,8 @@ wait_http() { # URL: polls from the front host for a 200, up to 60 s
   say "$1 did not answer"; return 1
 }
 
-# The storage host: the HTTP origin over the corpus (read in place), and moto with the S3
-# sources (made here from corpus files) and an empty bucket for the result store.
+# The storage host: the HTTP origin over the corpus (read in place), and the S3 server with the
+# S3 sources (made here from corpus files) and an empty bucket for the result store.
 in_ns store "${BOUNDED[@]}" python3 -m http.server 8000 --bind "$STORE" -d "$CORPUS" >"$WORK/origin.log" 2>&1 &
 PIDS+=($!)
 "${BOUNDED[@]}" "$BIN" convert --resize "$S3_SIZE" "$CORPUS/jpeg-libjpeg-turbo/testorig.jpg" "$WORK/s3src/photo.jpg" >/dev/null
@@ -166,19 +180,33 @@ PIDS+=($!)
 "${BOUNDED[@]}" "$BIN" convert --resize "$S3_SIZE" "$CORPUS/sdwebimage/MonochromeTestImage.jpg" "$WORK/s3src/mono.png" >/dev/null
 OBJECTS=(results)
 for name in "${S3_SOURCES[@]}"; do OBJECTS+=("images/$name=$WORK/s3src/$name"); done
-in_ns store "${BOUNDED[@]}" "$PYTHON_S3" "$ROOT/scripts/cluster-storage.py" "$STORE:9000" "$WORK/s3.ready" "$WORK/s3.log" \
-  "${OBJECTS[@]}" >"$WORK/s3.out" 2>"$WORK/s3.err" &
-S3_PID=$!
-PIDS+=("$S3_PID")
-for _ in $(seq 1 600); do
-  [ -s "$WORK/s3.ready" ] && break
-  kill -0 "$S3_PID" 2>/dev/null || { say "moto did not start: $(tail -3 "$WORK/s3.err")"; exit 1; }
-  sleep 0.1
-done
-[ -s "$WORK/s3.ready" ] || { say "moto did not report ready"; exit 1; }
-read -r ACCESS_KEY SECRET_KEY < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["accessKeyID"], d["secretAccessKey"])' "$WORK/s3.ready")
+if [ "$BACKEND" = ceph ]; then
+  # The gateway's daemons stay in the storage namespace; cleanup stops them and removes their directory.
+  if ! in_ns store "${BOUNDED[@]}" bash "$ROOT/scripts/ceph-rgw.sh" start --bind "$STORE" --port 9000 "${OBJECTS[@]}" \
+    >"$WORK/s3.env" 2>"$WORK/s3.err" </dev/null; then
+    CEPH_DIR="$(sed -n 's/^CEPH_RGW_DIR=//p' "$WORK/s3.env")"
+    say "Ceph's gateway did not start: $(tail -3 "$WORK/s3.err")"; exit 1
+  fi
+  CEPH_DIR="$(sed -n 's/^CEPH_RGW_DIR=//p' "$WORK/s3.env")"
+  ACCESS_KEY="$(sed -n 's/^AWS_ACCESS_KEY_ID=//p' "$WORK/s3.env")"
+  SECRET_KEY="$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' "$WORK/s3.env")"
+  S3_NAME="Ceph RGW (one monitor, one memstore OSD, $CEPH_DIR)"
+else
+  in_ns store "${BOUNDED[@]}" "$PYTHON_S3" "$ROOT/scripts/cluster-storage.py" "$STORE:9000" "$WORK/s3.ready" "$WORK/s3.log" \
+    "${OBJECTS[@]}" >"$WORK/s3.out" 2>"$WORK/s3.err" &
+  S3_PID=$!
+  PIDS+=("$S3_PID")
+  for _ in $(seq 1 600); do
+    [ -s "$WORK/s3.ready" ] && break
+    kill -0 "$S3_PID" 2>/dev/null || { say "moto did not start: $(tail -3 "$WORK/s3.err")"; exit 1; }
+    sleep 0.1
+  done
+  [ -s "$WORK/s3.ready" ] || { say "moto did not report ready"; exit 1; }
+  read -r ACCESS_KEY SECRET_KEY < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["accessKeyID"], d["secretAccessKey"])' "$WORK/s3.ready")
+  S3_NAME="moto S3"
+fi
 wait_http "http://$STORE:8000/${HTTP_SOURCES[0]}"
-say "storage host: moto S3 on $STORE:9000, origin on $STORE:8000"
+say "storage host: $S3_NAME on $STORE:9000, origin on $STORE:8000"
 
 # The service hosts. One signing key, one S3 endpoint, one result store for all three.
 KEY="$(python3 -c 'import os; print(os.urandom(32).hex())')"
@@ -242,7 +270,7 @@ count_host() { # HOST: adds its counters to the totals
   STORE_ERRORS=$((STORE_ERRORS + $(metric_sum "$1" webimage_result_store_errors_total)))
 }
 
-# The URL set: http sources on the origin, s3:// sources in moto, every size, three buckets.
+# The URL set: http sources on the origin, s3:// sources on the S3 server, every size, three buckets.
 SOURCES=()
 for path in "${HTTP_SOURCES[@]}"; do SOURCES+=(--source "http://$STORE:8000/$path"); done
 for name in "${S3_SOURCES[@]}"; do SOURCES+=(--source "s3://images/$name"); done
@@ -300,5 +328,5 @@ RERENDERS=$((RENDERS - RENDERS_BEFORE))
 say "replayed $REPLAY URLs; result store: $WRITES writes, $DROPPED dropped, $STORE_ERRORS errors"
 
 read -r TOTAL ERRORS < <(awk -F'\t' '{ n++ } $1 !~ /^2/ { e++ } END { printf "%d %d\n", n, e }' "$WORK/results.txt")
-echo "cluster-hosts: requests=$TOTAL errors=$ERRORS renders=$RENDERS rerenders_after_restart=$RERENDERS store_hits=$STORE_HITS"
+echo "cluster-hosts: backend=$BACKEND requests=$TOTAL errors=$ERRORS renders=$RENDERS rerenders_after_restart=$RERENDERS store_hits=$STORE_HITS"
 [ "$ERRORS" -eq 0 ] && [ "$RERENDERS" -eq 0 ]

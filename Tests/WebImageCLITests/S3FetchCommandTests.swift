@@ -2,17 +2,13 @@ import Foundation
 import Testing
 import WebImageTesting
 
-/// Whether moto can run here; prints why not (the suite is then skipped).
-private func motoAvailable() -> Bool {
-    guard let reason = MotoS3Server.unavailableReason else { return true }
-    print("S3FetchCommandTests skipped: \(reason)")
-    return false
-}
+/// The S3 servers this machine can run (moto always; Ceph's gateway when installed).
+private let backends = S3TestBackend.available(for: "S3FetchCommandTests")
 
-@Suite("webimage fetch s3:// with the standard AWS variables, against moto (V-12)", .enabled(if: motoAvailable()))
+@Suite("webimage fetch s3:// with the standard AWS variables, against moto and Ceph RGW (V-12)")
 struct S3FetchCommandTests {
     /// The AWS variables for `server`, with a home directory of no `~/.aws` files.
-    func environment(_ server: MotoS3Server, home: URL, secret: String? = nil) -> [String: String] {
+    func environment(_ server: S3TestEndpoint, home: URL, secret: String? = nil) -> [String: String] {
         [
             "AWS_ACCESS_KEY_ID": server.accessKeyID, "AWS_SECRET_ACCESS_KEY": secret ?? server.secretAccessKey,
             "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": server.endpoint.absoluteString, "HOME": home.path,
@@ -20,10 +16,10 @@ struct S3FetchCommandTests {
         ]
     }
 
-    @Test("Given AWS_* variables for moto, when s3:// URLs are fetched, then the object is written, a missing key fails with 404 and a wrong secret with SignatureDoesNotMatch")
-    func fetchesS3() async throws {
+    @Test("Given AWS_* variables for the endpoint, when s3:// URLs are fetched, then the object is written, a missing key fails with 404 and a wrong secret with SignatureDoesNotMatch", arguments: backends)
+    func fetchesS3(backend: S3TestBackend) async throws {
         let data = try FetchFixtures.png()
-        let server = try await MotoS3Server.start(objects: [(bucket: "images", key: "cats/cat.png", data: data)])
+        let server = try await S3TestEndpoint.start(backend, objects: [(bucket: "images", key: "cats/cat.png", data: data)])
         defer { server.stop() }
         let home = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }

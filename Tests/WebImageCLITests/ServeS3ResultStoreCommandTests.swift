@@ -5,18 +5,14 @@ import NIOHTTP1
 import Testing
 import WebImageTesting
 
-/// Whether moto can run here; prints why not (the suite is then skipped).
-private func motoAvailable() -> Bool {
-    guard let reason = MotoS3Server.unavailableReason else { return true }
-    print("ServeS3ResultStoreCommandTests skipped: \(reason)")
-    return false
-}
+/// The S3 servers this machine can run (moto always; Ceph's gateway when installed).
+private let backends = S3TestBackend.available(for: "ServeS3ResultStoreCommandTests")
 
-@Suite("webimage serve --result-store s3://… against moto (V-12)", .serialized, .timeLimit(.minutes(5)), .enabled(if: motoAvailable()))
+@Suite("webimage serve --result-store s3://… against moto and Ceph RGW (V-12)", .serialized, .timeLimit(.minutes(5)))
 struct ServeS3ResultStoreCommandTests {
-    @Test("Given two serve processes one after the other with the same s3:// result store and AWS variables, when the second is asked what the first rendered, then it answers the same bytes with 0 renders")
-    func aSecondProcessAnswersFromTheS3Store() async throws {
-        let server = try await MotoS3Server.start(objects: [
+    @Test("Given two serve processes one after the other with the same s3:// result store and AWS variables, when the second is asked what the first rendered, then it answers the same bytes with 0 renders", arguments: backends)
+    func aSecondProcessAnswersFromTheS3Store(backend: S3TestBackend) async throws {
+        let server = try await S3TestEndpoint.start(backend, objects: [
             (bucket: "images", key: "src.png", data: try FetchFixtures.png()),
             (bucket: "results", key: "README", data: Data("result store".utf8)),
         ])

@@ -15,8 +15,8 @@ struct RequestLineTests {
     private let signer = URLSigner(keyPairs: [URLSigner.KeyPair(key: Array("key".utf8), salt: Array("salt".utf8))])
     private let negotiation = FormatNegotiation(autoAVIF: true, autoWebP: true)
 
-    private func parse(_ path: String, accept: String? = nil, signer: URLSigner? = nil, now: Date = Date()) throws(ImageServiceError) -> ParsedImageRequest {
-        try ParsedImageRequest(
+    private func parse(_ path: String, accept: String? = nil, signer: URLSigner? = nil, now: Date = Date()) throws(ImageServiceError) -> ParsedRequest<ImageOutput> {
+        try ParsedRequest<ImageOutput>(
             path: path, accept: accept, signer: signer, presets: PresetTable(), policy: policy, negotiation: negotiation, now: now)
     }
 
@@ -43,12 +43,12 @@ struct RequestLineTests {
     @Test("Given the output format, then the URL fixes it for every Accept, else Accept chooses its bucket")
     func formatChoice() throws {
         let fixed = try parse("/_/f:png/plain/http://allowed.example/a.png", accept: "image/avif")
-        #expect(fixed.format == .fixed(.png) && fixed.variant == .any)
+        #expect(fixed.output.format == .fixed(.png) && fixed.output.variant == .any)
         let avif = try parse("/_/w:10/plain/http://allowed.example/a.png", accept: "image/avif,image/webp")
-        #expect(avif.format == .negotiated(.avif) && avif.variant == .avif)
+        #expect(avif.output.format == .negotiated(.avif) && avif.output.variant == .avif)
         let other = try parse("/_/w:10/plain/http://allowed.example/a.png", accept: "image/png")
-        #expect(other.format == .source && other.variant == .other)
-        #expect(other.format.format(for: .gif) == .gif && other.format.format(for: .bmp) == .jpeg)
+        #expect(other.output.format == .source && other.output.variant == .other)
+        #expect(other.output.format.format(for: .gif) == .gif && other.output.format.format(for: .bmp) == .jpeg)
         #expect(other.source == "http://allowed.example/a.png")
     }
 

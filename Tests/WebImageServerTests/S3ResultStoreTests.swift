@@ -4,25 +4,21 @@ import WebImage
 import WebImageServer
 import WebImageTesting
 
-/// Whether moto can run here; prints why not (the suite is then skipped).
-private func motoAvailable() -> Bool {
-    guard let reason = MotoS3Server.unavailableReason else { return true }
-    print("S3ResultStoreTests skipped: \(reason)")
-    return false
-}
+/// The S3 servers this machine can run (storage always; Ceph's gateway when installed).
+private let backends = S3TestBackend.available(for: "S3ResultStoreTests")
 
-/// `--result-store s3://bucket/prefix` against moto's S3 server on loopback (SPEC V-12, V-13):
+/// `--result-store s3://bucket/prefix` against Ceph's RADOS Gateway and moto on loopback (SPEC V-12, V-13):
 /// instances sharing the prefix answer each other's renders, entries round-trip whole, and a
 /// store that cannot be reached costs a warning and a metric, never a request.
-@Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: motoAvailable())) struct S3ResultStoreTests {
-    /// The settings of an instance with `s3://results/renders/v1` as its result store and moto's
+@Suite(.serialized, .timeLimit(.minutes(5))) struct S3ResultStoreTests {
+    /// The settings of an instance with `s3://results/renders/v1` as its result store and the endpoint's
     /// `images` bucket as its `s3://` sources, made as `webimage serve` makes them.
-    static func settings(_ moto: MotoS3Server, extra: [String: [String]] = [:]) throws -> ImageServiceConfiguration {
+    static func settings(_ storage: S3TestEndpoint, extra: [String: [String]] = [:]) throws -> ImageServiceConfiguration {
         let environment = [
-            "AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey, "HOME": "/nonexistent-home",
+            "AWS_ACCESS_KEY_ID": storage.accessKeyID, "AWS_SECRET_ACCESS_KEY": storage.secretAccessKey, "HOME": "/nonexistent-home",
         ]
         let values: [String: [String]] = [
-            "use-s3": ["true"], "s3-endpoint": [moto.endpoint.absoluteString], "s3-allowed-bucket": ["images"],
+            "use-s3": ["true"], "s3-endpoint": [storage.endpoint.absoluteString], "s3-allowed-bucket": ["images"],
             "result-store": ["s3://results/renders/v1/"],
         ].merging(extra) { _, new in new }
         return try ImageServiceSettings.configuration(from: values, environment: environment).0
@@ -36,14 +32,14 @@ private func motoAvailable() -> Bool {
         configuration.keyPairs = settings.keyPairs
     }
 
-    @Test("Given two instances sharing an s3:// result store, when the second is asked what the first rendered, then it answers with 0 renders and no source fetch, and the object key is the canonical request's, not the signature")
-    func twoInstancesShareAnS3Store() async throws {
-        let moto = try await MotoS3Server.start(objects: [
+    @Test("Given two instances sharing an s3:// result store, when the second is asked what the first rendered, then it answers with 0 renders and no source fetch, and the object key is the canonical request's, not the signature", arguments: backends)
+    func twoInstancesShareAnS3Store(backend: S3TestBackend) async throws {
+        let storage = try await S3TestEndpoint.start(backend, objects: [
             (bucket: "images", key: "cats/src.png", data: try TestImages.png(width: 400, height: 200)),
             (bucket: "results", key: "README", data: Data("result store".utf8)),
         ])
-        defer { moto.stop() }
-        let settings = try Self.settings(moto, extra: ["key": ["6b6579"], "salt": ["73616c74"]])
+        defer { storage.stop() }
+        let settings = try Self.settings(storage, extra: ["key": ["6b6579"], "salt": ["73616c74"]])
         let store = try #require(settings.resultStore as? S3ResultStore)
         #expect(store.bucket == "results" && store.prefix == "renders/v1")
         #expect(settings.s3?.allowedBuckets == ["images"], "the source bucket rules do not name the store's bucket")
@@ -58,11 +54,11 @@ private func motoAvailable() -> Bool {
         let key = try #require(await firstStore.nextWrite())
         #expect(try await first.metric("webimage_renders_total") == 1)
         #expect(try await first.metric("webimage_result_store_misses_total") == 1)
-        let put = moto.requests().filter { $0.hasPrefix("PUT ") }
+        let put = storage.requests().filter { $0.hasPrefix("PUT ") }
         #expect(put == ["PUT /results/renders/v1/\(key.name)"])
         #expect(put.allSatisfy { !$0.contains(signature) })
 
-        let secondSettings = try Self.settings(moto, extra: ["key": ["6b6579"], "salt": ["73616c74"]])
+        let secondSettings = try Self.settings(storage, extra: ["key": ["6b6579"], "salt": ["73616c74"]])
         let second = try await ServiceHarness.start(allowLoopback: false) { Self.apply(secondSettings, to: &$0) }
         defer { Task { await second.stop() } }
         let served = try await second.get(path)
@@ -75,14 +71,14 @@ private func motoAvailable() -> Bool {
         #expect(try await second.metric("webimage_renders_total") == 0)
         #expect(try await second.metric("webimage_result_store_hits_total") == 1)
         #expect(second.service.decodeCount == 0)
-        #expect(moto.requests().filter { $0 == "GET /images/cats/src.png" }.count == 1, "the second instance must not fetch the source")
+        #expect(storage.requests().filter { $0 == "GET /images/cats/src.png" }.count == 1, "the second instance must not fetch the source")
     }
 
-    @Test("Given an s3:// result store, when an entry is written and read back, then its metadata round-trips; a missing key is a miss, an oversized or corrupt object reads as none")
-    func entriesRoundTrip() async throws {
-        let moto = try await MotoS3Server.start(objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
-        defer { moto.stop() }
-        let settings = try Self.settings(moto)
+    @Test("Given an s3:// result store, when an entry is written and read back, then its metadata round-trips; a missing key is a miss, an oversized or corrupt object reads as none", arguments: backends)
+    func entriesRoundTrip(backend: S3TestBackend) async throws {
+        let storage = try await S3TestEndpoint.start(backend, objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
+        defer { storage.stop() }
+        let settings = try Self.settings(storage)
         let store = try #require(settings.resultStore as? S3ResultStore)
         let entry = StoredResult(
             body: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }), contentType: "image/avif", etag: "\"abc-123\"",
@@ -97,14 +93,14 @@ private func motoAvailable() -> Bool {
         #expect(try await store.entry(for: ResultStoreKey(canonicalRequest: "too large")) == nil, "an entry over the bound is not written")
         try await store.client.write(Data("not an entry".utf8), to: store.location(for: key))
         #expect(try await store.entry(for: key) == nil, "a corrupt object reads as none")
-        #expect(moto.requests().contains("PUT /results/renders/v1/\(key.name)"))
+        #expect(storage.requests().contains("PUT /results/renders/v1/\(key.name)"))
     }
 
-    @Test("Given an s3:// result store that refuses or does not exist, then lookups and writes fail with plain errors")
-    func refusalsAreErrors() async throws {
-        let moto = try await MotoS3Server.start(objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
-        defer { moto.stop() }
-        let s3 = try #require(try Self.settings(moto).s3)
+    @Test("Given an s3:// result store that refuses or does not exist, then lookups and writes fail with plain errors", arguments: backends)
+    func refusalsAreErrors(backend: S3TestBackend) async throws {
+        let storage = try await S3TestEndpoint.start(backend, objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
+        defer { storage.stop() }
+        let s3 = try #require(try Self.settings(storage).s3)
         let key = ResultStoreKey(canonicalRequest: "refused")
         let noBucket = S3ResultStore(bucket: "no-such-bucket", prefix: "x", configuration: s3)
         await #expect {
@@ -122,16 +118,16 @@ private func motoAvailable() -> Bool {
         }
     }
 
-    @Test("Given an s3:// result store whose server stopped, when a request comes, then it is answered, and the store's failures are counted")
-    func aStoppedStoreOnlyCostsAMetric() async throws {
-        let moto = try await MotoS3Server.start(objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
-        let settings = try Self.settings(moto)
-        moto.stop()
+    @Test("Given an s3:// result store whose server stopped, when a request comes, then it is answered, and the store's failures are counted", arguments: backends)
+    func aStoppedStoreOnlyCostsAMetric(backend: S3TestBackend) async throws {
+        let storage = try await S3TestEndpoint.start(backend, objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
+        let settings = try Self.settings(storage)
+        storage.stop()
         let store = try #require(settings.resultStore as? S3ResultStore)
         await #expect {
             _ = try await store.entry(for: ResultStoreKey(canonicalRequest: "unreachable"))
         } throws: { error in
-            error is S3ResultStoreError && "\(error)".contains("s3://results/renders/v1 at \(moto.endpoint.absoluteString)")
+            error is S3ResultStoreError && "\(error)".contains("s3://results/renders/v1 at \(storage.endpoint.absoluteString)")
         }
         let harness = try await ServiceHarness.start { Self.apply(settings, to: &$0) }
         defer { Task { await harness.stop() } }

@@ -4,28 +4,24 @@ import WebImage
 import WebImageServer
 import WebImageTesting
 
-/// Whether moto can run here; prints why not (the suite is then skipped).
-private func motoAvailable() -> Bool {
-    guard let reason = MotoS3Server.unavailableReason else { return true }
-    print("ServiceS3Tests skipped: \(reason)")
-    return false
-}
+/// The S3 servers this machine can run (storage always; Ceph's gateway when installed).
+private let backends = S3TestBackend.available(for: "ServiceS3Tests")
 
-/// `s3://` sources of the service against moto's S3 server on loopback (V-12). The service keeps
-/// its default public-only address policy: the endpoint is the operator's setting.
-@Suite("Service: s3:// sources against moto", .enabled(if: motoAvailable()))
+/// `s3://` sources of the service against Ceph's RADOS Gateway and moto on loopback (V-12). The
+/// service keeps its default public-only address policy: the endpoint is the operator's setting.
+@Suite("Service: s3:// sources against moto and Ceph RGW")
 struct ServiceS3Tests {
-    @Test("Given --use-s3 with moto as endpoint, then an s3:// source renders with the right geometry, a missing key is 404, and a denied bucket is 403 without a request to the endpoint")
-    func s3Sources() async throws {
-        let moto = try await MotoS3Server.start(objects: [
+    @Test("Given --use-s3 with an S3 endpoint, then an s3:// source renders with the right geometry, a missing key is 404, and a denied bucket is 403 without a request to the endpoint", arguments: backends)
+    func s3Sources(backend: S3TestBackend) async throws {
+        let storage = try await S3TestEndpoint.start(backend, objects: [
             (bucket: "images", key: "src.png", data: try TestImages.png(width: 400, height: 200)),
             (bucket: "secret", key: "src.png", data: try TestImages.png(width: 40, height: 20)),
         ])
-        defer { moto.stop() }
+        defer { storage.stop() }
         let harness = try await ServiceHarness.start(allowLoopback: false) { configuration in
             configuration.s3 = S3Configuration(
-                endpoint: moto.endpoint, region: "us-east-1",
-                credentials: AWSCredentials(accessKeyID: moto.accessKeyID, secretAccessKey: moto.secretAccessKey),
+                endpoint: storage.endpoint, region: "us-east-1",
+                credentials: AWSCredentials(accessKeyID: storage.accessKeyID, secretAccessKey: storage.secretAccessKey),
                 deniedBuckets: ["secret"])
         }
         defer { Task { await harness.stop() } }
@@ -40,7 +36,7 @@ struct ServiceS3Tests {
 
         let denied = try await harness.get("/insecure/w:10/plain/s3://secret/src.png@png")
         #expect(denied.status == 403, "\(denied.text)")
-        #expect(moto.requests() == ["GET /images/src.png", "GET /images/none.png"])
+        #expect(storage.requests() == ["GET /images/src.png", "GET /images/none.png"])
     }
 
     @Test("Given no --use-s3, then an s3:// source is 403")

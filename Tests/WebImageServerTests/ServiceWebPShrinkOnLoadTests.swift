@@ -128,7 +128,7 @@ import WebImageTesting
     func mappingUsesTheReducedSidesScale() {
         for orientation in ImageOrientation.allCases {
             let geometry = ShrinkOnLoad(
-                storedSize: PixelSize(width: 1203, height: 797), orientation: orientation, rotate: 0, decoder: .webp)
+                storedSize: PixelSize(width: 1203, height: 797), orientation: orientation, rotate: 0, decoder: WebPCoder())
             let reduction = geometry.reduction(8)
             // 1203 → 151 and 797 → 100 (⌈side / 8⌉): the full extent maps onto the whole reduced extent.
             let mapped = reduction.map(ResampleRegion(x: 0, y: 0, width: Double(geometry.fullSize.width), height: Double(geometry.fullSize.height)))

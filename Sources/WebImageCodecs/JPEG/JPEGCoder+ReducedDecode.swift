@@ -1,18 +1,17 @@
 import Foundation
 import WebImageCore
 
-extension JPEGCoder {
+extension JPEGCoder: ReducedImageDecoding {
     /// The scale denominators ``decode(_:scaleDenominator:options:)`` accepts besides 1:
     /// libjpeg-turbo's reduced inverse DCTs with SIMD paths (1/2, 1/4) and the DC-only 1/8.
     public static let reducedDecodeDenominators = [2, 4, 8]
 
-    /// The size a decode at 1/`scaleDenominator` produces for an image stored at `size`: each
-    /// side ⌈side / denominator⌉, as libjpeg computes it. Pixel `i` of the result covers stored
-    /// pixels `i·d ..< (i+1)·d` (the last one partly the encoder's edge padding).
-    public static func reducedSize(of size: PixelSize, scaleDenominator: Int) -> PixelSize {
-        let d = max(1, scaleDenominator)
-        return PixelSize(width: (size.width + d - 1) / d, height: (size.height + d - 1) / d)
-    }
+    /// Pixel `i` of a reduced decode covers stored pixels `i·d ..< (i+1)·d` (the last one
+    /// partly the encoder's edge padding), its sides ⌈side / d⌉ as libjpeg computes them.
+    public static var reducedPixelLayout: ReducedPixelLayout { .blocks }
+
+    /// Every JPEG this coder decodes can be decoded reduced.
+    public func canDecodeReduced(_ data: Data) -> Bool { true }
 
     /// Decodes `data` at exactly 1/`scaleDenominator` of its stored size by DCT scaling
     /// ("shrink on load", as libvips, imgproxy and Pillow's `draft` do), without resampling

@@ -1,23 +1,16 @@
 import Foundation
 import WebImageCore
 
-extension PNGCoder {
+extension PNGCoder: ReducedImageDecoding {
     /// The scale denominators ``decode(_:scaleDenominator:options:)`` accepts besides 1: every
     /// integer from 2 to 8. The block average works at any integer; past 8 the reduced image is
     /// at most 1/64 of the full one while every stored row is still inflated and unfiltered, so
     /// a larger reduction saves little and leaves the caller's final resample less to work from.
     public static let reducedDecodeDenominators = Array(2...8)
 
-    /// The size a decode at 1/`scaleDenominator` produces for an image stored at `size`: each
-    /// side ⌈side / denominator⌉. Reduced pixel `i` of a side `w` covers stored pixels
+    /// Reduced pixel `i` of a side `w` (⌈w / d⌉ pixels) covers stored pixels
     /// `i·d ..< min((i+1)·d, w)`: the last one averages only the pixels present.
-    /// - Parameters:
-    ///   - size: the stored size.
-    ///   - scaleDenominator: the reduction; values under 1 count as 1.
-    public static func reducedSize(of size: PixelSize, scaleDenominator: Int) -> PixelSize {
-        let d = max(1, scaleDenominator)
-        return PixelSize(width: (size.width + d - 1) / d, height: (size.height + d - 1) / d)
-    }
+    public static var reducedPixelLayout: ReducedPixelLayout { .blocks }
 
     /// Whether ``decode(_:scaleDenominator:options:)`` accepts `data`: a PNG whose header is
     /// readable, not interlaced (Adam7 rows arrive pass by pass) and without a valid APNG
@@ -30,7 +23,8 @@ extension PNGCoder {
         }
     }
 
-    /// Decodes a still, non-interlaced PNG at ``reducedSize(of:scaleDenominator:)`` of its
+    /// Decodes a still, non-interlaced PNG at
+    /// ``/WebImageCore/ReducedImageDecoding/reducedSize(of:scaleDenominator:)`` of its
     /// stored size ("shrink on load"): libspng decodes the image row by row and every `d`×`d`
     /// block of stored pixels is averaged into one result pixel as its rows arrive, weighted by
     /// alpha so transparent pixels' colours do not bleed. Only one stored row, one row of block

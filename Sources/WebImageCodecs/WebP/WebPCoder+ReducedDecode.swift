@@ -2,7 +2,7 @@ import CWebP
 import Foundation
 import WebImageCore
 
-extension WebPCoder {
+extension WebPCoder: ReducedImageDecoding {
     /// The scale denominators ``decode(_:scaleDenominator:options:)`` accepts besides 1: every
     /// integer from 2 to 8. libwebp's rescaler can produce any size, so every integer shrink is
     /// possible; past 8 the pixels are already at most 1/64 of the full size while libwebp still
@@ -10,17 +10,14 @@ extension WebPCoder {
     /// leaves the caller's final resample less to work from.
     public static let reducedDecodeDenominators = Array(2...8)
 
-    /// The size a decode at 1/`scaleDenominator` produces for an image stored at `size`: each
-    /// side ⌈side / denominator⌉. Unlike a JPEG's DCT scaling there is no padding: the reduced
-    /// pixels are spread evenly across the stored ones (reduced pixel `i` of a side `w` reduced
-    /// to `w′` covers stored `i·w/w′ ..< (i+1)·w/w′`), so the stored-to-reduced scale is `w′/w`.
-    /// - Parameters:
-    ///   - size: the stored size.
-    ///   - scaleDenominator: the reduction; values under 1 count as 1.
-    public static func reducedSize(of size: PixelSize, scaleDenominator: Int) -> PixelSize {
-        let d = max(1, scaleDenominator)
-        return PixelSize(width: (size.width + d - 1) / d, height: (size.height + d - 1) / d)
-    }
+    /// The reduced pixels are spread evenly across the stored ones, with no padding: reduced
+    /// pixel `i` of a side `w` reduced to `w′ = ⌈w / d⌉` covers stored `i·w/w′ ..< (i+1)·w/w′`,
+    /// so the stored-to-reduced scale is `w′/w`.
+    public static var reducedPixelLayout: ReducedPixelLayout { .spread }
+
+    /// Whether ``decode(_:scaleDenominator:options:)`` accepts `data`: a still image
+    /// (``isStill(_:)``).
+    public func canDecodeReduced(_ data: Data) -> Bool { isStill(data) }
 
     /// Whether `data`'s header carries no animation flag: a still image, which
     /// ``decode(_:scaleDenominator:options:)`` accepts.
@@ -30,7 +27,8 @@ extension WebPCoder {
         return features.has_animation == 0
     }
 
-    /// Decodes a still WebP at ``reducedSize(of:scaleDenominator:)`` of its stored size, libwebp
+    /// Decodes a still WebP at
+    /// ``/WebImageCore/ReducedImageDecoding/reducedSize(of:scaleDenominator:)`` of its stored size, libwebp
     /// scaling while it decodes ("shrink on load", as libvips and imgproxy do for WebP): no
     /// full-size RGBA buffer is allocated for a lossy file (a lossless one still holds its full
     /// ARGB image inside libwebp while decoding). Each result pixel is libwebp's area average

@@ -39,13 +39,9 @@ extension ImageProcessor {
         limits.applied(to: &decodeOptions)
         decodeOptions = ImagePlaceholder.decodeOptions(decodeOptions)
         do {
-            if let (decoder, denominator) = Self.infoReduction(data, header: header) {
+            if let (decoder, denominator) = infoReduction(data, header: header) {
                 metrics.recordDecode(scaleDenominator: denominator)
-                return switch decoder {
-                case .jpeg: try JPEGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
-                case .webp: try WebPCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
-                case .png: try PNGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
-                }
+                return try decoder.decode(data, scaleDenominator: denominator, options: decodeOptions)
             }
             metrics.recordDecode(scaleDenominator: 1)
             return try coders.decode(data, options: decodeOptions)
@@ -59,18 +55,12 @@ extension ImageProcessor {
     }
 
     /// The reduced decoder and factor for an `/info` decode of `data`, or `nil` for the
-    /// thumbnail decode (a format no reduced decoder takes, or a reduction under 2).
-    static func infoReduction(_ data: Data, header: ImageMetadata) -> (ReducedDecoder, Int)? {
-        let decoder: ReducedDecoder
-        switch header.format {
-        case .jpeg: decoder = .jpeg
-        case .webp where WebPCoder().isStill(data): decoder = .webp
-        case .png where PNGCoder().canDecodeReduced(data): decoder = .png
-        default: return nil
-        }
+    /// thumbnail decode (a file no reduced decoder takes, or a reduction under 2).
+    func infoReduction(_ data: Data, header: ImageMetadata) -> (any ReducedImageDecoding, Int)? {
+        guard let decoder = coders.reducedDecoder(for: data) else { return nil }
         let stored = header.pixelSize
-        let chosen = decoder.denominators.filter { denominator in
-            let reduced = decoder.reducedSize(of: stored, scaleDenominator: denominator)
+        let chosen = type(of: decoder).reducedDecodeDenominators.filter { denominator in
+            let reduced = type(of: decoder).reducedSize(of: stored, scaleDenominator: denominator)
             return max(reduced.width, reduced.height) >= ImagePlaceholder.sourceDecodeSide
         }.max()
         return chosen.map { (decoder, $0) }

@@ -20,7 +20,7 @@ extension ImageProcessor {
             if let page = options.page {
                 return try decodePage(page, of: data, format: format, decodeOptions: decodeOptions)
             }
-            if shrinkOnLoad, let reduced = try decodeReduced(data, format: format, options: options, decodeOptions: decodeOptions) {
+            if shrinkOnLoad, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
                 return reduced
             }
             return DecodedSource(image: try coders.decode(data, options: decodeOptions), reduction: nil)
@@ -46,39 +46,19 @@ extension ImageProcessor {
         return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil)
     }
 
-    /// `data` decoded reduced when it is a JPEG, a still WebP or a still non-interlaced PNG that
-    /// `options` scale down by 2 or more (``ShrinkOnLoad``); `nil` for a full-size decode. The
-    /// header is read as the decoder itself reads it, so its orientation is the one applied;
-    /// unreadable, the full decode reports why.
-    private func decodeReduced(_ data: Data, format: ImageFormat, options: ProcessingOptions, decodeOptions: DecodeOptions) throws -> DecodedSource? {
-        let decoder: ReducedDecoder, header: ImageMetadata
-        switch format {
-        case .jpeg:
-            guard let metadata = try? JPEGCoder().readMetadata(data) else { return nil }
-            (decoder, header) = (.jpeg, metadata)
-        case .webp:
-            // Animations are composited frame by frame at canvas size, as before.
-            let webp = WebPCoder()
-            guard webp.isStill(data), let metadata = try? webp.readMetadata(data) else { return nil }
-            (decoder, header) = (.webp, metadata)
-        case .png:
-            // Interlaced files and APNG animations decode at full size, as before.
-            let png = PNGCoder()
-            guard png.canDecodeReduced(data), let metadata = try? png.readMetadata(data) else { return nil }
-            (decoder, header) = (.png, metadata)
-        default:
-            return nil
-        }
+    /// `data` decoded reduced when its decoder can reduce it (``CodersManager/reducedDecoder(for:)``:
+    /// a JPEG, a still WebP, a still non-interlaced PNG) and `options` scale it down by 2 or more
+    /// (``ShrinkOnLoad``); `nil` for a full-size decode. Animations and interlaced files decode
+    /// at full size. The header is read as the decoder itself reads it, so its orientation is
+    /// the one applied; unreadable, the full decode reports why.
+    private func decodeReduced(_ data: Data, options: ProcessingOptions, decodeOptions: DecodeOptions) throws -> DecodedSource? {
+        guard let decoder = coders.reducedDecoder(for: data), let header = try? decoder.readMetadata(data) else { return nil }
         let geometry = ShrinkOnLoad(
             storedSize: header.pixelSize, orientation: decodeOptions.applyOrientation ? header.orientation : .up,
             rotate: options.rotate, flipHorizontal: options.flipHorizontal, flipVertical: options.flipVertical, decoder: decoder)
         let denominator = geometry.denominator(for: options)
         guard denominator > 1 else { return nil }
-        let image = switch decoder {
-        case .jpeg: try JPEGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
-        case .webp: try WebPCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
-        case .png: try PNGCoder().decode(data, scaleDenominator: denominator, options: decodeOptions)
-        }
+        let image = try decoder.decode(data, scaleDenominator: denominator, options: decodeOptions)
         return DecodedSource(image: image, reduction: geometry.reduction(denominator))
     }
 }

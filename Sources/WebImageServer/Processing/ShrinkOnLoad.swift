@@ -18,7 +18,7 @@ import WebImage
 /// size too.)
 struct ShrinkOnLoad: Sendable {
     /// The decoder that reduces: which reductions it offers and how its pixels are laid out.
-    var decoder: ReducedDecoder
+    var decoder: any ReducedImageDecoding
     /// The source as stored.
     var storedSize: PixelSize
     /// How the displayed axes come from the stored ones once the orientation the decoder applies,
@@ -30,7 +30,7 @@ struct ShrinkOnLoad: Sendable {
     /// left ↔ right (`flipHorizontal`) and top ↔ bottom (`flipVertical`).
     init(
         storedSize: PixelSize, orientation: ImageOrientation, rotate: Int, flipHorizontal: Bool = false, flipVertical: Bool = false,
-        decoder: ReducedDecoder = .jpeg
+        decoder: any ReducedImageDecoding = JPEGCoder()
     ) {
         self.decoder = decoder
         self.storedSize = storedSize
@@ -56,7 +56,7 @@ struct ShrinkOnLoad: Sendable {
         let area = plan.sourceCrop, scaled = plan.scaledSize
         // Every decoder rounds the reduced sides up (⌈side / d⌉), so a crop at least d times the
         // scaled size keeps at least the scaled size's pixels.
-        for d in decoder.denominators.sorted(by: >)
+        for d in type(of: decoder).reducedDecodeDenominators.sorted(by: >)
         where area.width >= scaled.width * d && area.height >= scaled.height * d {
             return d
         }
@@ -65,9 +65,9 @@ struct ShrinkOnLoad: Sendable {
 
     /// How the pixels of a decode at 1/`denominator` relate to the full displayed size.
     func reduction(_ denominator: Int) -> ReducedSource {
-        let reduced = decoder.reducedSize(of: storedSize, scaleDenominator: denominator)
-        switch decoder {
-        case .jpeg, .png:
+        let reduced = type(of: decoder).reducedSize(of: storedSize, scaleDenominator: denominator)
+        switch type(of: decoder).reducedPixelLayout {
+        case .blocks:
             // libjpeg's (and the PNG block average's) reduced pixel i covers stored pixels
             // i·d ..< (i+1)·d, padding (or a partial block) at the far end. An axis whose direction the orientation or rotation reversed has that padding
             // at its start instead: full coordinate v is then reduced (v + padding) / d.
@@ -81,7 +81,7 @@ struct ShrinkOnLoad: Sendable {
             return ReducedSource(
                 denominator: denominator, fullSize: fullSize,
                 scaleX: scale, scaleY: scale, offsetX: padding(axes.x), offsetY: padding(axes.y))
-        case .webp:
+        case .spread:
             // libwebp spreads the reduced pixels evenly over the stored ones, whichever way an
             // axis is shown: full coordinate v is reduced v · w′/w on that axis.
             func scale(_ source: AxisMap.Source) -> Double {

@@ -3,14 +3,15 @@ import NIOCore
 import WebImage
 
 extension ImageService {
-    /// Renders a parsed request under admission and the processing deadline (``admitted(_:)``).
-    func render(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
+    /// The full path of a parsed request, an image or `/info` alike: ``produce(_:ifNoneMatch:)``
+    /// under admission and the processing deadline (``admitted(_:)``).
+    func reply<Output>(_ request: ParsedRequest<Output>, ifNoneMatch: String?) async throws -> ServiceReply {
         try await admitted { [self] in try await produce(request, ifNoneMatch: ifNoneMatch) }
     }
 
-    /// `work` under admission and the processing deadline, for images and `/info` alike: one
-    /// place per request from fetch to encode (`workers` run, `queue` wait, the rest 429), and
-    /// the answer at the deadline at the latest (SPEC V-5, V-8).
+    /// `work` under admission and the processing deadline: one place per request from fetch to
+    /// encode (`workers` run, `queue` wait, the rest 429), and the answer at the deadline at the
+    /// latest (SPEC V-5, V-8).
     func admitted(_ work: @escaping @Sendable () async throws -> ServiceReply) async throws -> ServiceReply {
         guard gate.enter() else {
             metrics.queueRejected()
@@ -29,38 +30,35 @@ extension ImageService {
         )
     }
 
-    /// The watermark (when the request asks for it and one is configured) → the result store
-    /// (an answer another instance rendered, without fetching) → fetch → headers → 304, or the
-    /// source as is (`raw`, `skip_processing`), or the rendered result (cached, or made once on
-    /// the pool, then also written to the result store) → remembered for the hit path. The
-    /// watermark's identity is part of the ETag and the result keys.
-    private func produce(_ request: ParsedImageRequest, ifNoneMatch: String?) async throws -> ServiceReply {
-        let watermark = request.options.watermark == nil || request.options.raw ? nil : try await watermarks?.watermark()
+    /// The watermark (when the request draws it) → the result store (an answer another instance
+    /// made, without fetching) → fetch → headers → 304, or the source as is (`raw`,
+    /// `skip_processing`), or the result (cached, or made once on the pool, then also written
+    /// to the result store) → remembered for the hit path. The watermark's identity is part of
+    /// the ETag and the result keys.
+    private func produce<Output>(_ request: ParsedRequest<Output>, ifNoneMatch: String?) async throws -> ServiceReply {
+        let output = request.output, options = request.options
+        let watermark = output.drawsWatermark(options) ? try await watermarks?.watermark() : nil
         let storeKey = resultStoreKey(request, watermark: watermark?.watermark.identity)
         if let storeKey, let stored = await storedReply(request, key: storeKey, ifNoneMatch: ifNoneMatch) { return stored }
         // From fetch until the answer is encoded, the request holds its source: a slot.
         try await slots.acquire()
         defer { slots.release() }
-        let (source, fallbackStatus) = try await fetchSource(request.source)
-        let options = request.options
+        let (source, fallbackStatus) = try await fetchSource(request.source, fallback: Output.answersWithFallback)
+        let form = output.form(sourceFormat: source.format, options: options, negotiation: negotiation)
         let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
-        let format = request.format.format(for: source.format)
-        // skip_processing: same format in and out, listed → the source as is.
-        let passThrough = options.raw || (options.skipProcessing.contains(format) && OutputFormat(source.format) == format)
-        let headers = options.raw
-            ? responseHeaders(source, identity: source.identity, request, contentType: source.format.mimeType, ext: source.format.fileExtension,
-                              tagFormat: "raw", vary: false, fallback: fallbackStatus != nil)
-            : responseHeaders(source, identity: identity, request, contentType: format.imageFormat.mimeType, ext: format.imageFormat.fileExtension,
-                              tagFormat: format.rawValue, vary: request.format.varies(negotiating: negotiation.negotiates),
-                              fallback: fallbackStatus != nil)
+        let headers = ResponseHeaders(
+            contentType: form.contentType, etag: ResponseHeaders.etag(identity: identity, options: options, format: form.etagFormat),
+            maxAge: fallbackStatus != nil ? configuration.fallbackImageTTL ?? configuration.ttl : configuration.ttl,
+            disposition: ResponseHeaders.disposition(options: options, source: request.source, ext: form.fileExtension),
+            varyAccept: form.varyAccept, lastModified: source.lastModified, isFallback: fallbackStatus != nil)
         if fallbackStatus == nil,
            let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: headers.etag, fields: headers.notModifiedFields) {
             return notModified
         }
-        if passThrough { return answer(passThroughBody(source), headers: headers, status: fallbackStatus) }
+        if form.passThrough { return answer(passThroughBody(source), headers: headers, status: fallbackStatus) }
         let keep = fallbackStatus == nil && source.freshFor > 0 ? storeKey : nil
-        let result = try await rendered(
-            source, options: options, format: format, watermark: watermark?.watermark, key: headers.etag,
+        let result = try await made(
+            source, request: request, form: form, watermark: watermark?.watermark, key: headers.etag,
             store: keep.map { ($0, source.lastModified) })
         let reply = answer(result.body, headers: headers, status: fallbackStatus)
         if fallbackStatus == nil, source.freshFor > 0 {
@@ -69,14 +67,14 @@ extension ImageService {
                 etag: headers.etag, fields: reply.fields, notModifiedFields: headers.notModifiedFields,
                 freshUntil: ContinuousClock.now + .milliseconds(Int64(min(source.freshFor, watermark?.freshFor ?? .infinity) * 1000)),
                 expires: options.expires)
-            results.remember(known, for: request.path, variant: request.variant)
+            results.remember(known, for: request.path, variant: output.variant)
         }
         return reply
     }
 
-    /// The source, or the fallback image when the source cannot be fetched and one is
-    /// configured (then also the status to answer with).
-    private func fetchSource(_ url: String) async throws -> (SourceImage, fallbackStatus: Int?) {
+    /// The source, or (with `fallback`) the fallback image when the source cannot be had and
+    /// one is configured, then also the status to answer with.
+    private func fetchSource(_ url: String, fallback useFallback: Bool) async throws -> (SourceImage, fallbackStatus: Int?) {
         let downloadStart = ContinuousClock.now
         do {
             let source = try await sources.fetch(url)
@@ -84,30 +82,17 @@ extension ImageService {
             guard source.format != .unknown else { throw ImageServiceError.notAnImage }
             return (source, nil)
         } catch let error as ImageServiceError {
-            guard let fallback, error.isSourceFailure else { throw error }
+            guard useFallback, let fallback, error.isSourceFailure else { throw error }
             let status = configuration.fallbackImageStatus == 0 ? error.status : configuration.fallbackImageStatus
             return (fallback, status)
         }
     }
 
-    /// The headers of an answer made from `source` (its ETag from `identity`: the source's,
-    /// with the watermark's when there is one); a fallback answer has its own lifetime.
-    private func responseHeaders(
-        _ source: SourceImage, identity: String, _ request: ParsedImageRequest, contentType: String, ext: String, tagFormat: String,
-        vary: Bool, fallback: Bool
-    ) -> ResponseHeaders {
-        ResponseHeaders(
-            contentType: contentType, etag: ResponseHeaders.etag(identity: identity, options: request.options, format: tagFormat),
-            maxAge: fallback ? configuration.fallbackImageTTL ?? configuration.ttl : configuration.ttl,
-            disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: ext),
-            varyAccept: vary, lastModified: source.lastModified, isFallback: fallback)
-    }
-
-    /// The result for `key`: from the result cache, or rendered once on the pool for every
+    /// The result for `key`: from the result cache, or made once on the pool for every
     /// request that asks for it meanwhile, then cached (and queued for the result store under
     /// `store`'s key, when given).
-    private func rendered(
-        _ source: SourceImage, options: ProcessingOptions, format: OutputFormat, watermark: LoadedWatermark?, key: String,
+    private func made<Output>(
+        _ source: SourceImage, request: ParsedRequest<Output>, form: AnswerForm, watermark: LoadedWatermark?, key: String,
         store: (key: ResultStoreKey, lastModified: String?)?
     ) async throws -> RenderedResult {
         // The result under this request's store key: requests that differ only in how the
@@ -120,13 +105,14 @@ extension ImageService {
             result = cached
         } else {
             metrics.recordResultCache(hit: false, layer: "memory")
+            let (output, options) = (request.output, request.options)
             result = try await renders.run(key) { [self] in
-                let rendered = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
-                    try processor.render(source, options: options, as: format, watermark: watermark, metrics: metrics, decodes: decodes)
+                let made = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
+                    try output.make(
+                        source, form: form, options: options, watermark: watermark, processor: processor, metrics: metrics, decodes: decodes)
                 }
-                metrics.recordRender()
-                results.insert(rendered, for: key)
-                return rendered
+                results.insert(made, for: key)
+                return made
             }
         }
         if let store { keepInResultStore(result, key: store.key, etag: key, lastModified: store.lastModified) }

@@ -4,27 +4,28 @@ import WebImage
 
 extension ImageService {
     /// The request's key in the result store (with the identity of the `watermark` image it
-    /// carries, if any); `nil` without a store, and for `raw` (the source as is is never stored).
-    func resultStoreKey(_ request: ParsedImageRequest, watermark: String? = nil) -> ResultStoreKey? {
-        guard resultStore != nil, !request.options.raw else { return nil }
-        let choice = request.format.keyText + (watermark.map { "\nwatermark:" + $0 } ?? "")
+    /// draws, if any): the canonical request and the output's ``ServiceOutput/storeChoice(_:watermark:)``;
+    /// `nil` without a store, and for an answer never stored (`raw`).
+    func resultStoreKey<Output>(_ request: ParsedRequest<Output>, watermark: String? = nil) -> ResultStoreKey? {
+        guard resultStore != nil, let choice = request.output.storeChoice(request.options, watermark: watermark) else { return nil }
         return ResultStoreKey(source: request.source, options: request.options, formatChoice: choice)
     }
 
-    /// The answer from the result store when it holds an unexpired entry for `key`: a 200 with
-    /// the stored image (or a 304 when `ifNoneMatch` names its ETag), with no fetch and no render.
-    /// The entry also goes into the result cache, and the path is remembered for the hit path
-    /// for at most `source-revalidate-after` seconds, as if this instance had rendered it.
-    func storedReply(_ request: ParsedImageRequest, key: ResultStoreKey, ifNoneMatch: String?) async -> ServiceReply? {
+    /// The answer from the result store when it holds an unexpired entry of the request's kind
+    /// for `key`: a 200 with the stored body (or a 304 when `ifNoneMatch` names its ETag), with
+    /// no fetch and no render. The entry also goes into the result cache, and the path is
+    /// remembered for the hit path for at most `source-revalidate-after` seconds, as if this
+    /// instance had made it.
+    func storedReply<Output>(_ request: ParsedRequest<Output>, key: ResultStoreKey, ifNoneMatch: String?) async -> ServiceReply? {
         guard let resultStore, let entry = await resultStore.lookup(key, now: now()) else { return nil }
-        guard let format = OutputFormat.allCases.first(where: { $0.imageFormat.mimeType == entry.contentType }) else { return nil }
+        guard let form = request.output.storedForm(contentType: entry.contentType, negotiation: negotiation) else { return nil }
         let headers = ResponseHeaders(
             contentType: entry.contentType, etag: entry.etag, maxAge: configuration.ttl,
-            disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: format.imageFormat.fileExtension),
-            varyAccept: request.format.varies(negotiating: negotiation.negotiates), lastModified: entry.lastModified, isFallback: false)
+            disposition: ResponseHeaders.disposition(options: request.options, source: request.source, ext: form.fileExtension),
+            varyAccept: form.varyAccept, lastModified: entry.lastModified, isFallback: false)
         return storedAnswer(
-            entry, format: format, headers: headers, path: request.path, variant: request.variant, expires: request.options.expires,
-            ifNoneMatch: ifNoneMatch)
+            entry, format: form.format, headers: headers, path: request.path, variant: request.output.variant,
+            expires: request.options.expires, ifNoneMatch: ifNoneMatch)
     }
 
     /// The stored entry's answer with `headers`, after putting it into the result cache and

@@ -12,7 +12,8 @@ import WebImage
 ///
 /// A request takes one of two paths (docs/ARCHITECTURE.md lists the steps): the hit path
 /// (`knownReply`) answers a path answered before from memory; the full path (`freshReply`,
-/// `ImageService+RequestLine.swift`) parses, admits, fetches, renders and answers.
+/// `ImageService+RequestLine.swift`) parses, admits, fetches, renders and answers, for an
+/// image and for `/info` alike (``ServiceOutput``).
 public final class ImageService: Sendable {
     /// The configuration it runs with.
     public let configuration: ImageServiceConfiguration
@@ -103,7 +104,7 @@ public final class ImageService: Sendable {
     func knownReply(path: String, accept: String?, ifNoneMatch: String?) -> ServiceReply? {
         guard let (answer, result) = results.answer(for: path, variant: { negotiation.variant(accept: accept) }) else { return nil }
         guard ContinuousClock.now < answer.freshUntil else { return nil }
-        if ParsedImageRequest.hasExpired(answer.expires, now: now()) { return nil }
+        if ProcessingOptions.hasExpired(answer.expires, now: now()) { return nil }
         if let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: answer.etag, fields: answer.notModifiedFields) {
             return notModified
         }
@@ -112,15 +113,14 @@ public final class ImageService: Sendable {
         return ServiceReply(status: 200, fields: answer.fields, body: result.body)
     }
 
-    /// The full path (``render(_:ifNoneMatch:)``): errors become their status and plain-text (or
-    /// JSON) body.
+    /// The full path: the request parsed as `/info` or as an image (``ParsedRequest``), then
+    /// ``reply(_:ifNoneMatch:)``; errors become their status and plain-text (or JSON) body.
     func freshReply(path: String, accept: String?, ifNoneMatch: String?) async -> ServiceReply {
-        if ParsedInfoRequest.isInfo(path) { return await freshInfoReply(path: path, accept: accept, ifNoneMatch: ifNoneMatch) }
         do {
-            let request = try ParsedImageRequest(
-                path: path, accept: accept, signer: signer, presets: configuration.presets, policy: sources.policy,
-                negotiation: negotiation, now: now())
-            return try await render(request, ifNoneMatch: ifNoneMatch)
+            if ParsedRequest<InfoOutput>.isFor(path) {
+                return try await reply(parse(path, accept: accept) as ParsedRequest<InfoOutput>, ifNoneMatch: ifNoneMatch)
+            }
+            return try await reply(parse(path, accept: accept) as ParsedRequest<ImageOutput>, ifNoneMatch: ifNoneMatch)
         } catch {
             let json = accept?.lowercased().contains("application/json") == true
             switch error {
@@ -129,6 +129,14 @@ public final class ImageService: Sendable {
             default: return .error(.unprocessable("internal error"), json: json)
             }
         }
+    }
+
+    /// `path` parsed and checked with the service's signer, presets, source policy,
+    /// negotiation and clock.
+    func parse<Output>(_ path: String, accept: String?) throws(ImageServiceError) -> ParsedRequest<Output> {
+        try ParsedRequest(
+            path: path, accept: accept, signer: signer, presets: configuration.presets, policy: sources.policy,
+            negotiation: negotiation, now: now())
     }
 
     /// The one conditional answer (SPEC V-7): a 304 with `fields` when `ifNoneMatch` names

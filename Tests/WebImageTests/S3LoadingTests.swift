@@ -3,24 +3,21 @@ import Testing
 @testable import WebImage
 import WebImageTesting
 
-/// Whether moto can run here; prints why not (the suite is then skipped).
-private func motoAvailable() -> Bool {
-    guard let reason = MotoS3Server.unavailableReason else { return true }
-    print("S3MotoTests skipped: \(reason)")
-    return false
-}
+/// The S3 servers this machine can run (moto always; Ceph's gateway when installed).
+private let backends = S3TestBackend.available(for: "S3LoadingTests")
 
-/// `s3://` loads through the whole pipeline against moto's S3 server on loopback, which checks
-/// every signature after its setup calls.
-@Suite("S3 sources through ImageManager against moto (V-12)", .enabled(if: motoAvailable()))
-struct S3MotoTests {
-    /// Runs `body` with a moto server holding `images/cats/cat.webp`, and a manager over a fresh
-    /// cache whose downloader signs with `secret` (the server's by default) under `policy`.
+/// `s3://` loads through the whole pipeline against a real S3 on loopback (Ceph's RADOS Gateway)
+/// and moto's S3 server; both check every signature.
+@Suite("S3 sources through ImageManager against moto and Ceph RGW (V-12)")
+struct S3LoadingTests {
+    /// Runs `body` with an endpoint on `backend` holding `images/cats/cat.webp`, and a manager
+    /// over a fresh cache whose downloader signs with `secret` (the endpoint's by default) under
+    /// `policy`.
     func withS3(
-        secret: String? = nil, policy: AddressPolicy = .permissive,
-        _ body: (MotoS3Server, ImageManager, ImageCache) async throws -> Void
+        _ backend: S3TestBackend, secret: String? = nil, policy: AddressPolicy = .permissive,
+        _ body: (S3TestEndpoint, ImageManager, ImageCache) async throws -> Void
     ) async throws {
-        let server = try await MotoS3Server.start(objects: [(bucket: "images", key: "cats/cat.webp", data: try ManagerFixtures.data())])
+        let server = try await S3TestEndpoint.start(backend, objects: [(bucket: "images", key: "cats/cat.webp", data: try ManagerFixtures.data())])
         defer { server.stop() }
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = TestTimeouts.download
@@ -42,9 +39,9 @@ struct S3MotoTests {
         try await downloader.shutdown()
     }
 
-    @Test("Given N concurrent loads of an s3:// URL, then the server sees one signed GET; the next load is a memory hit, then (memory emptied) a disk hit, and refreshCached revalidates")
-    func loadsCoalescedAndCached() async throws {
-        try await withS3 { server, manager, cache in
+    @Test("Given N concurrent loads of an s3:// URL, then the server sees one signed GET; the next load is a memory hit, then (memory emptied) a disk hit, and refreshCached revalidates", arguments: backends)
+    func loadsCoalescedAndCached(backend: S3TestBackend) async throws {
+        try await withS3(backend) { server, manager, cache in
             let url = try #require(URL(string: "s3://images/cats/cat.webp"))
             let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<8 {
@@ -69,9 +66,9 @@ struct S3MotoTests {
         }
     }
 
-    @Test("Given a missing key, then the load fails with status 404; a wrong secret fails with S3's SignatureDoesNotMatch and what to check")
-    func refusals() async throws {
-        try await withS3 { server, manager, _ in
+    @Test("Given a missing key, then the load fails with status 404; a wrong secret fails with S3's SignatureDoesNotMatch and what to check", arguments: backends)
+    func refusals(backend: S3TestBackend) async throws {
+        try await withS3(backend) { server, manager, _ in
             let missing = try #require(URL(string: "s3://images/cats/none.webp"))
             do {
                 _ = try await manager.loadImage(with: missing)
@@ -81,7 +78,7 @@ struct S3MotoTests {
             }
             #expect(server.requests() == ["GET /images/cats/none.webp"])
         }
-        try await withS3(secret: "not-the-secret") { server, manager, _ in
+        try await withS3(backend, secret: "not-the-secret") { server, manager, _ in
             let url = try #require(URL(string: "s3://images/cats/cat.webp"))
             do {
                 _ = try await manager.loadImage(with: url)
@@ -94,9 +91,9 @@ struct S3MotoTests {
         }
     }
 
-    @Test("Given a public-internet-only address policy, then s3:// reaches the loopback endpoint, and an http URL naming the endpoint is refused")
-    func endpointBesideAddressPolicy() async throws {
-        try await withS3(policy: .publicInternetOnly) { server, manager, _ in
+    @Test("Given a public-internet-only address policy, then s3:// reaches the loopback endpoint, and an http URL naming the endpoint is refused", arguments: backends)
+    func endpointBesideAddressPolicy(backend: S3TestBackend) async throws {
+        try await withS3(backend, policy: .publicInternetOnly) { server, manager, _ in
             let result = try await manager.loadImage(with: try #require(URL(string: "s3://images/cats/cat.webp")))
             #expect(result.image?.width == 24)
             let direct = server.endpoint.appendingPathComponent("images/cats/cat.webp")
