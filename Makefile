@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
-  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
+  bench-resize bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
@@ -12,6 +12,7 @@ SWIFT_BUILD_FLAGS ?=
 setup:
 	@bash scripts/setup.sh
 	@bash scripts/s3-venv.sh >/dev/null
+	@bash scripts/quality-venv.sh >/dev/null
 
 ## setup-ceph: setup, plus Ceph's RADOS Gateway from Debian (ceph-mon ceph-osd radosgw
 ## ceph-common: ~270 MB, ~30 s), the real S3 of the S3 suites and of `make cluster-hosts
@@ -19,6 +20,7 @@ setup:
 setup-ceph:
 	@CEPH=1 bash scripts/setup.sh
 	@bash scripts/s3-venv.sh >/dev/null
+	@bash scripts/quality-venv.sh >/dev/null
 
 ## sigv4-references: regenerate Tests/Fixtures/sigv4/references.json with botocore's signer
 sigv4-references: setup
@@ -95,7 +97,7 @@ bench: bench-setup
 ## sources, interleaved, with vipsthumbnail and the codec libraries called directly as floors:
 ## CPU-ms per request, req/s, p50/p99, peak RSS, ratios; result-cache hits with wrk; the sweep
 ## over 1 and 2 workers/processes (docs/PERFORMANCE.md "Service"). Installs wrk, libvips-tools,
-## gcc and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, SECTIONS, PROFILE=1,
+## gcc and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, SECTIONS, PROFILE=1, WEBIMAGE_BASE,
 ## UPDATE_DOC=docs/PERFORMANCE.md (see Benchmarks/python/service_bench.py)
 bench-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash Benchmarks/run-service.sh
@@ -171,10 +173,14 @@ bench-resize: bench-setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_RUNS)
 
 ## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
-## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS)
+## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS),
+## then progressive against baseline JPEG and vipsthumbnail, whole processes
+## (Benchmarks/run-thumbnail-progressive.sh; THUMBNAIL_RUNS)
 THUMBNAIL_ITERATIONS ?= 15
+THUMBNAIL_RUNS ?= 15
 bench-thumbnail: bench-setup
 	bash Benchmarks/run-thumbnail.sh $(THUMBNAIL_ITERATIONS)
+	SWIFT="$(SWIFT)" bash Benchmarks/run-thumbnail-progressive.sh $(THUMBNAIL_RUNS)
 
 ## bench-colour: colour conversion to sRGB on a generated 12 MP picture, the matrix/TRC path
 ## against LittleCMS's cmsDoTransform, and a 12 MP JPEG decode tagged against untagged
@@ -183,6 +189,13 @@ COLOUR_ITERATIONS ?= 9
 bench-colour: setup
 	$(SWIFT) build -c release --product webimage-bench
 	.build/release/webimage-bench colour $(COLOUR_ITERATIONS)
+
+## bench-ssimulacra2: one SSIMULACRA2 comparison of 512x512 pixels on one thread, median of
+## SSIMULACRA2_ITERATIONS (docs/PERFORMANCE.md, "Perceptual metric")
+SSIMULACRA2_ITERATIONS ?= 51
+bench-ssimulacra2: setup
+	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)
+	.build/release/webimage-bench ssimulacra2 $(SSIMULACRA2_ITERATIONS)
 
 ## bench-thumbnail-fidelity: `webimage convert --thumbnail 400` against `vipsthumbnail`, time and
 ## PSNR against Pillow's full-resolution Lanczos (Benchmarks/run-thumbnail-fidelity.sh)

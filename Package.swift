@@ -54,6 +54,8 @@ let package = Package(
     targets: [
         // C libraries from Debian's -dev packages (installed by `make setup`).
         .systemLibrary(name: "CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
+        // libjpeg-turbo's libjpeg API, for the one decode TurboJPEG cannot express (SPEC C-4a).
+        .systemLibrary(name: "CJPEGLib", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CSPNG", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
@@ -74,7 +76,7 @@ let package = Package(
         .target(
             name: "WebImageCodecs",
             dependencies: [
-                "WebImageCore", "CTurboJPEG", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CTIFF", "CRSVG", "CPoppler",
+                "WebImageCore", "CTurboJPEG", "CJPEGLib", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CTIFF", "CRSVG", "CPoppler",
                 "CLCMS2",
             ],
             swiftSettings: swiftSettings
@@ -221,8 +223,9 @@ let package = Package(
         .testTarget(
             name: "WebImageCodecsTests",
             // CAVIF, CJXL, CTIFF: the AVIF, JPEG XL and TIFF tests write their own files with
-            // libavif / libjxl / libtiff.
-            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL", "CTIFF"],
+            // libavif / libjxl / libtiff; CTurboJPEG: TurboJPEG's own 1/8 decode, the reference
+            // for the reduced-scan decode.
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL", "CTIFF", "CTurboJPEG"],
             swiftSettings: swiftSettings
         ),
         // Colour management (SPEC G): tagged inputs are made at test time with LittleCMS, which

@@ -79,7 +79,8 @@ def main():
     s3 = client("s3", endpoint, key["AccessKeyId"], key["SecretAccessKey"])
     buckets = set()
     for argument in sys.argv[3:]:
-        target, _, file = argument.partition("=")
+        # The file is after the last "=" (a key may hold "=", a file name here does not).
+        target, _, file = argument.rpartition("=") if "=" in argument else (argument, "", "")
         bucket, _, object_key = target.partition("/")
         if bucket not in buckets:
             s3.create_bucket(Bucket=bucket)

@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # Codec libraries (headers + shared objects) the system-library targets link against.
-BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev libtiff-dev liblcms2-dev librsvg2-dev libpoppler-glib-dev pkg-config)
-# What the tests run besides the build: `script` (util-linux, package bsdutils) drives the
+BUILD_PACKAGES=(libturbojpeg0-dev libjpeg62-turbo-dev libspng-dev libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev libtiff-dev liblcms2-dev librsvg2-dev libpoppler-glib-dev pkg-config)
+# What the tests run besides the build: `cjpeg` and `jpegtran` (libjpeg-turbo-progs) write the
+# progressive JPEGs of the reduced-scan tests; `script` (util-linux, package bsdutils) drives the
 # terminal tests on a pseudo-terminal; `stress-ng` keeps the CPUs busy for `make test-under-load`;
 # `rsvg-convert` (librsvg2-bin) renders the SVG references; GNU `time` (package time) reports a
 # child's own peak RSS for the decode-budget tests (a child spawned straight from the big test
@@ -15,7 +16,7 @@ BUILD_PACKAGES=(libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev libavif-dev
 # `python3-venv` makes `.build-s3-venv` (scripts/s3-venv.sh: botocore and moto's S3 server for the
 # S3 tests), which the Makefile's setup target fills after this script; `iproute2` (`ip netns`,
 # veth links) builds the hosts of `make cluster-hosts` and its short run in ClusterHostsTests.
-TEST_PACKAGES=(bsdutils stress-ng librsvg2-bin time nginx curl procps python3 python3-venv iproute2)
+TEST_PACKAGES=(libjpeg-turbo-progs bsdutils stress-ng librsvg2-bin time nginx curl procps python3 python3-venv iproute2)
 # CEPH=1 (make test, make setup-ceph, make cluster-hosts S3_BACKEND=ceph): Ceph's RADOS Gateway,
 # the real S3 that scripts/ceph-rgw.sh starts for the S3 suites and the cluster (64 packages,
 # about 270 MB installed, about 25-30 s here).

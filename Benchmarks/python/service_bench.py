@@ -4,6 +4,8 @@ generated sources and tasks, interleaved in one run, plus vipsthumbnail as the f
 Run through Benchmarks/run-service.sh, which installs the peers and builds the tool. Settings come
 from the environment:
   WEBIMAGE      the release `webimage` binary (required)
+  WEBIMAGE_BASE another `webimage` binary (the previous main's) measured as contender `base`,
+                interleaved with ours round by round: old against new in one run (optional)
   THUMBOR       the thumbor console script in its venv; empty = thumbor not measured
   THUMBOR_ERROR why thumbor is missing (printed in the results)
   ROUNDS        rounds; each round runs every task on every contender, alternating who goes first (5)
@@ -594,7 +596,8 @@ def render(results, settings):
         rows = results["by_task"][task.id]
         ours_cpu = rows.get("ours", {}).get("cpu_ms")
         th_cpu = rows.get("thumbor", {}).get("cpu_ms")
-        for name in ("ours", "thumbor"):
+        base_cpu = rows.get("base", {}).get("cpu_ms")
+        for name in ("ours", "base", "thumbor"):
             row = rows.get(name)
             if row is None:
                 continue
@@ -606,6 +609,8 @@ def render(results, settings):
             ratio = ""
             if name == "ours" and ours_cpu and th_cpu:
                 ratio = fmt(ours_cpu / th_cpu, 2) + "×" if comparable else "not comparable"
+            if name == "base" and ours_cpu and base_cpu:
+                ratio = "ours ÷ base " + fmt(ours_cpu / base_cpu, 2) + "×"
             add(f"| {task.title} | {name} | {fmt(row['cpu_ms'])} | {fmt(row['rps'])} | {fmt(row['p50'], 0)} | "
                 f"{fmt(row['p99'], 0)} | {fmt(row['peak_mb'], 0)} | {ratio} | {row['note']} |")
         floor = results["floor"].get(task.id)
@@ -735,14 +740,18 @@ def main():
         # How to start each contender: the concurrency-4 segment starts a fresh instance of each.
         makers = {}
 
-        def make_ours(workers=None, name="ours"):
-            argv = [webimage, "serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback"]
+        def make_ours(workers=None, name="ours", binary=webimage):
+            argv = [binary, "serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback"]
             return Server(name, argv + (["--workers", str(workers)] if workers else []), None, workdir, lambda t, o, cb: f"/insecure/{t.ours}/cb:{cb}/plain/http://{o}/{t.source}",
                           "/health")
         makers["ours"] = make_ours
         ours = make_ours()
         servers.append(ours)
         contenders.append(ours)
+        if os.environ.get("WEBIMAGE_BASE"):
+            base = make_ours(name="base", binary=os.environ["WEBIMAGE_BASE"])
+            servers.append(base)
+            contenders.append(base)
         if thumbor_bin:
             conf = os.path.join(workdir, "thumbor.conf")
             with open(conf, "w") as f:

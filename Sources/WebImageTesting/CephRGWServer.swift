@@ -84,6 +84,8 @@ public final class CephRGWServer: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         let settings = Self.settings(try String(contentsOf: ready, encoding: .utf8))
+        // The script keeps its open log; the directory is not needed once it has started.
+        try? FileManager.default.removeItem(at: work)
         guard let directory = settings["CEPH_RGW_DIR"], let endpoint = settings["CEPH_RGW_ENDPOINT"].flatMap(URL.init(string:)) else {
             throw CephRGWError(reason: "scripts/ceph-rgw.sh wrote no endpoint: \(settings)")
         }

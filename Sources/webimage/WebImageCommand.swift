@@ -9,7 +9,7 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Download, decode, cache, convert and inspect images.",
         version: "0.1.0",
-        subcommands: [InfoCommand.self, ConvertCommand.self, DemoCommand.self, CacheCommand.self, FetchCommand.self, PrefetchCommand.self, ServeCommand.self, SignCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, CompareCommand.self, DemoCommand.self, CacheCommand.self, FetchCommand.self, PrefetchCommand.self, ServeCommand.self, SignCommand.self]
     )
 
     /// Sets up logging (``ToolLogging``) and the library's codec-output capture

@@ -74,16 +74,51 @@ private let backends = S3TestBackend.available(for: "S3ResultStoreTests")
         #expect(storage.requests().filter { $0 == "GET /images/cats/src.png" }.count == 1, "the second instance must not fetch the source")
     }
 
+    @Test("Given an s3:// result store where one object was copied over another, when the other is asked for, then it is rendered anew, with a key-mismatch metric", arguments: backends)
+    func aMisplacedObjectIsAMiss(backend: S3TestBackend) async throws {
+        let moto = try await S3TestEndpoint.start(backend, objects: [
+            (bucket: "images", key: "cats/src.png", data: try TestImages.png(width: 400, height: 200)),
+            (bucket: "results", key: "README", data: Data("result store".utf8)),
+        ])
+        defer { moto.stop() }
+        let settings = try Self.settings(moto)
+        let store = try #require(settings.resultStore as? S3ResultStore)
+        let firstStore = ObservedResultStore(store)
+        let first = try await ServiceHarness.start(allowLoopback: false) { Self.apply(settings, to: &$0, observed: firstStore) }
+        defer { Task { await first.stop() } }
+        let small = "/insecure/rs:fit:50:50/plain/s3://images/cats/src.png@png"
+        let large = "/insecure/rs:fit:100:100/plain/s3://images/cats/src.png@png"
+        let smallReply = try await first.get(small)
+        let smallKey = try #require(await firstStore.nextWrite())
+        let largeReply = try await first.get(large)
+        let largeKey = try #require(await firstStore.nextWrite())
+        #expect(smallReply.status == 200 && largeReply.status == 200 && smallReply.body != largeReply.body)
+        guard case let .object(copied) = try await store.client.read(store.location(for: smallKey), maxBytes: 1 << 20) else {
+            Issue.record("the small render's object is missing")
+            return
+        }
+        try await store.client.write(copied, to: store.location(for: largeKey))
+
+        let second = try await ServiceHarness.start(allowLoopback: false) { Self.apply(settings, to: &$0) }
+        defer { Task { await second.stop() } }
+        let served = try await second.get(large)
+        #expect(served.status == 200)
+        #expect(served.body == largeReply.body, "the object of another key must not answer")
+        #expect(try await second.metric("webimage_renders_total") == 1)
+        #expect(try await second.metric("webimage_result_store_key_mismatches_total") == 1)
+        #expect(try await second.metric("webimage_result_store_hits_total") == 0)
+    }
+
     @Test("Given an s3:// result store, when an entry is written and read back, then its metadata round-trips; a missing key is a miss, an oversized or corrupt object reads as none", arguments: backends)
     func entriesRoundTrip(backend: S3TestBackend) async throws {
         let storage = try await S3TestEndpoint.start(backend, objects: [(bucket: "results", key: "README", data: Data("result store".utf8))])
         defer { storage.stop() }
         let settings = try Self.settings(storage)
         let store = try #require(settings.resultStore as? S3ResultStore)
-        let entry = StoredResult(
-            body: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }), contentType: "image/avif", etag: "\"abc-123\"",
-            lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", expiresAt: Date(timeIntervalSince1970: 1_900_000_123.5))
         let key = ResultStoreKey(canonicalRequest: "round trip")
+        let entry = StoredResult(
+            key: key, body: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }), contentType: "image/avif", etag: "\"abc-123\"",
+            lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", expiresAt: Date(timeIntervalSince1970: 1_900_000_123.5))
         #expect(try await store.entry(for: key) == nil)
         try await store.store(entry, for: key)
         #expect(try await store.entry(for: key) == entry)
@@ -112,7 +147,7 @@ private let backends = S3TestBackend.available(for: "S3ResultStoreTests")
         wrongSecret.credentials?.secretAccessKey = "wrong"
         let refused = S3ResultStore(bucket: "results", prefix: "x", configuration: wrongSecret)
         await #expect {
-            try await refused.store(StoredResult(body: Data([1]), contentType: "image/png", etag: "\"e\"", lastModified: nil, expiresAt: .distantFuture), for: key)
+            try await refused.store(StoredResult(key: key, body: Data([1]), contentType: "image/png", etag: "\"e\"", lastModified: nil, expiresAt: .distantFuture), for: key)
         } throws: { error in
             "\(error)".contains("S3 refused the request")
         }

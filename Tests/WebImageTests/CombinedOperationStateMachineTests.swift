@@ -11,7 +11,7 @@ struct CombinedOperationStateMachineTests {
     @Test("Given a running load with both tokens, when it is stopped, then both tokens come back and it ends once")
     func stopHandsBackTokens() {
         var machine = Machine()
-        let attached = machine.attachCacheToken("cache")
+        let attached = machine.attachTask("cache")
         #expect(attached)
         guard case .attached(nil) = machine.attachLoaderToken("loader") else {
             Issue.record("the loader token is attached without a priority")
@@ -35,7 +35,7 @@ struct CombinedOperationStateMachineTests {
     func tokensAfterCancelAreRejected() {
         var machine = Machine()
         _ = machine.stop()
-        let attached = machine.attachCacheToken("cache")
+        let attached = machine.attachTask("cache")
         #expect(!attached)
         guard case .rejected = machine.attachLoaderToken("loader") else {
             Issue.record("the owner must cancel the token")
@@ -46,7 +46,7 @@ struct CombinedOperationStateMachineTests {
     @Test("Given a load that ended, when it is stopped, then it is marked cancelled with nothing to cancel or deliver")
     func stopAfterEnd() {
         var machine = Machine()
-        _ = machine.attachCacheToken("cache")
+        _ = machine.attachTask("cache")
         let first = machine.end()
         let second = machine.end()
         #expect(first && !second, "the load ends exactly once")

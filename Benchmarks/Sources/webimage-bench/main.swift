@@ -4,6 +4,7 @@
 // usage: webimage-bench decode FILE ITERATIONS DENOM
 //        webimage-bench thumbnail FILE ITERATIONS BOX   (decode to fit BOX, encode JPEG q80)
 //        webimage-bench colour ITERATIONS   (colour conversion cost, ColourBench.swift)
+//        webimage-bench ssimulacra2 ITERATIONS   (one 512x512 comparison, SSIMULACRA2Bench.swift)
 //        webimage-bench colour-sources DIR  (the 12 MP JPEGs, untagged and tagged, ColourBench.swift)
 //   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
 // prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source>
@@ -55,6 +56,15 @@ let arguments = CommandLine.arguments
 if arguments.count >= 3, arguments[1] == "colour-sources" {
     do {
         try ColourBench.writeSources(to: URL(fileURLWithPath: arguments[2], isDirectory: true))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count >= 3, arguments[1] == "ssimulacra2", let iterations = Int(arguments[2]), iterations > 0 {
+    do {
+        try SSIMULACRA2Bench.run(iterations: iterations)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebImageCore
 
 extension ImageCache {
@@ -30,29 +29,7 @@ extension ImageCache {
         completion: @escaping @Sendable (ImageCacheQueryResult) -> Void
     ) -> ImageCacheToken {
         let token = ImageCacheToken(completion: completion)
-        if cacheType.includesMemory, let cached = memoryCache.image(forKey: key) {
-            let image = Self.applyingFrameOptions(cached, options: options)
-            guard options.contains(.queryMemoryData) else {
-                token.finish(ImageCacheQueryResult(image: image, cacheType: .memory))
-                return token
-            }
-            let disk = diskCache
-            let readData: @Sendable () -> Void = {
-                guard !token.isFinished else { return }
-                let data = disk.data(for: key)
-                token.finish(ImageCacheQueryResult(image: image, data: data, cacheType: .memory))
-            }
-            if options.contains(.queryMemoryDataSync) { readData() } else { pool.submit(readData) }
-            return token
-        }
-        guard cacheType.includesDisk else {
-            token.finish(.miss)
-            return token
-        }
-        let work: @Sendable () -> Void = { [self] in
-            self.queryDisk(key: key, options: options, context: context, token: token)
-        }
-        if options.contains(.queryDiskDataSync) { work() } else { pool.submit(work) }
+        query(key, options: options, context: context, cacheType: cacheType, token: token)
         return token
     }
 
@@ -64,17 +41,57 @@ extension ImageCache {
         cacheType: ImageCacheType = .all
     ) async -> ImageCacheQueryResult {
         if Task.isCancelled { return .cancelled }
-        let holder = TokenHolder()
+        let token = ImageCacheToken()
+        query(key, options: options, context: context, cacheType: cacheType, token: token)
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ImageCacheQueryResult, Never>) in
-                let token = queryImage(forKey: key, options: options, context: context, cacheType: cacheType) {
-                    continuation.resume(returning: $0)
-                }
-                holder.set(token)
-            }
+            await token.result()
         } onCancel: {
-            holder.cancel()
+            token.cancel()
         }
+    }
+
+    /// The query on the calling thread, when `options` make it synchronous
+    /// (``WebImageOptions/queryDiskDataSync``, with ``WebImageOptions/queryMemoryDataSync`` when
+    /// ``WebImageOptions/queryMemoryData`` asks for the bytes); `nil` for other options.
+    func querySynchronously(
+        forKey key: String, options: WebImageOptions, context: WebImageContext, cacheType: ImageCacheType
+    ) -> ImageCacheQueryResult? {
+        guard options.contains(.queryDiskDataSync),
+            !options.contains(.queryMemoryData) || options.contains(.queryMemoryDataSync)
+        else { return nil }
+        let token = ImageCacheToken()
+        query(key, options: options, context: context, cacheType: cacheType, token: token)
+        return token.takeResultIfFinished()
+    }
+
+    /// The query behind both forms: memory at once, disk on the pool (or synchronously with
+    /// the `…Sync` options); the result goes to `token`.
+    private func query(
+        _ key: String, options: WebImageOptions, context: WebImageContext, cacheType: ImageCacheType, token: ImageCacheToken
+    ) {
+        if cacheType.includesMemory, let cached = memoryCache.image(forKey: key) {
+            let image = Self.applyingFrameOptions(cached, options: options)
+            guard options.contains(.queryMemoryData) else {
+                token.finish(ImageCacheQueryResult(image: image, cacheType: .memory))
+                return
+            }
+            let disk = diskCache
+            let readData: @Sendable () -> Void = {
+                guard !token.isFinished else { return }
+                let data = disk.data(for: key)
+                token.finish(ImageCacheQueryResult(image: image, data: data, cacheType: .memory))
+            }
+            if options.contains(.queryMemoryDataSync) { readData() } else { pool.submit(readData) }
+            return
+        }
+        guard cacheType.includesDisk else {
+            token.finish(.miss)
+            return
+        }
+        let work: @Sendable () -> Void = { [self] in
+            self.queryDisk(key: key, options: options, context: context, token: token)
+        }
+        if options.contains(.queryDiskDataSync) { work() } else { pool.submit(work) }
     }
 
     private func queryDisk(key: String, options: WebImageOptions, context: WebImageContext, token: ImageCacheToken) {
@@ -126,27 +143,5 @@ extension ImageCache {
     static func applyingFrameOptions(_ image: Image, options: WebImageOptions) -> Image {
         guard options.contains(.decodeFirstFrameOnly), image.isAnimated else { return image }
         return image.replacing(frames: [image.frames[0]])
-    }
-}
-
-/// Hands the token of an async query to the task's cancellation handler, which may run before
-/// the token exists. The token and the cancelled flag live in a `Mutex`.
-private final class TokenHolder: Sendable {
-    private let state = Mutex<(token: ImageCacheToken?, cancelled: Bool)>((nil, false))
-
-    func set(_ token: ImageCacheToken) {
-        let cancelNow = state.withLock { state in
-            state.token = token
-            return state.cancelled
-        }
-        if cancelNow { token.cancel() }
-    }
-
-    func cancel() {
-        let token = state.withLock { state in
-            state.cancelled = true
-            return state.token
-        }
-        token?.cancel()
     }
 }

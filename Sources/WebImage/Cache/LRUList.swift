@@ -4,8 +4,8 @@
 /// Nodes live in an array (a free list recycles removed slots) and link to each other by
 /// index, so the list never allocates per hit; a dictionary maps keys to slots. `head` is the
 /// most recently used entry, `tail` the least recently used. A pure value: the owner keeps it
-/// under its lock.
-struct LRUList<Value> {
+/// under its lock. The image service's result cache keeps its results in one too.
+package struct LRUList<Value> {
     struct Node {
         var key: String
         var value: Value?
@@ -23,32 +23,35 @@ struct LRUList<Value> {
     private var head = -1
     private var tail = -1
     /// Sum of the costs of the entries.
-    private(set) var totalCost = 0
+    package private(set) var totalCost = 0
     /// Number of entries stored with their own lifetime (so the owner knows whether a sweep
     /// can find anything when it has no default lifetime).
     private(set) var entriesWithLifetime = 0
     /// The next slot ``removeExpired(examining:isExpired:)`` looks at.
     private var sweepCursor = 0
 
+    /// An empty list.
+    package init() {}
+
     /// Number of entries.
-    var count: Int { slots.count }
+    package var count: Int { slots.count }
 
     /// The entry for `key`, made most recently used.
-    mutating func promote(_ key: String) -> (value: Value, insertedAt: Double, lifetime: Double?)? {
+    package mutating func promote(_ key: String) -> (value: Value, insertedAt: Double, lifetime: Double?)? {
         guard let slot = slots[key], let value = nodes[slot].value else { return nil }
         moveToHead(slot)
         return (value, nodes[slot].insertedAt, nodes[slot].lifetime)
     }
 
     /// The entry for `key` without changing the order.
-    func peek(_ key: String) -> (value: Value, insertedAt: Double, lifetime: Double?)? {
+    package func peek(_ key: String) -> (value: Value, insertedAt: Double, lifetime: Double?)? {
         guard let slot = slots[key], let value = nodes[slot].value else { return nil }
         return (value, nodes[slot].insertedAt, nodes[slot].lifetime)
     }
 
     /// Inserts or replaces the entry for `key` as the most recently used one; `lifetime` is
     /// the entry's own time to live (`nil`: the owner's default).
-    mutating func insert(_ value: Value, forKey key: String, cost: Int, now: Double, lifetime: Double? = nil) {
+    package mutating func insert(_ value: Value, forKey key: String, cost: Int, now: Double, lifetime: Double? = nil) {
         if let slot = slots[key] {
             totalCost -= nodes[slot].cost
             if nodes[slot].lifetime != nil { entriesWithLifetime -= 1 }
@@ -81,13 +84,13 @@ struct LRUList<Value> {
 
     /// Removes the entry for `key`; returns its value.
     @discardableResult
-    mutating func remove(_ key: String) -> Value? {
+    package mutating func remove(_ key: String) -> Value? {
         guard let slot = slots[key] else { return nil }
         return removeSlot(slot)
     }
 
     /// Removes the least recently used entry; returns its key and value.
-    mutating func removeLeastRecentlyUsed() -> (key: String, value: Value)? {
+    package mutating func removeLeastRecentlyUsed() -> (key: String, value: Value)? {
         guard tail >= 0 else { return nil }
         let key = nodes[tail].key
         guard let value = removeSlot(tail) else { return nil }
@@ -129,7 +132,7 @@ struct LRUList<Value> {
     }
 
     /// The keys from most to least recently used (for tests and diagnostics).
-    var keysByRecency: [String] {
+    package var keysByRecency: [String] {
         var keys: [String] = []
         keys.reserveCapacity(count)
         var slot = head

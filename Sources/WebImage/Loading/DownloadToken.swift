@@ -17,8 +17,6 @@ public final class DownloadToken: ImageLoaderToken {
     private let record: DownloadRecord
     private let onCancel: @Sendable () -> Void
     private let onPriority: @Sendable (DownloadPriority, UInt64) -> Void
-    /// The priority last asked for and the number of the last update (see ``setPriority(_:)``).
-    private let requested: Mutex<(priority: DownloadPriority, sequence: UInt64)>
 
     init(
         url: URL, sink: DownloadCallerSink, record: DownloadRecord, onCancel: @escaping @Sendable () -> Void,
@@ -29,11 +27,10 @@ public final class DownloadToken: ImageLoaderToken {
         self.record = record
         self.onCancel = onCancel
         self.onPriority = onPriority
-        self.requested = Mutex((sink.priority, 0))
     }
 
     /// This caller's priority: the one it started with or the last one set.
-    public var priority: DownloadPriority { requested.withLock { $0.priority } }
+    public var priority: DownloadPriority { sink.requestedPriority }
 
     /// Changes this caller's priority, up or down, while its download is queued or running.
     ///
@@ -43,12 +40,7 @@ public final class DownloadToken: ImageLoaderToken {
     /// is numbered, and the downloader ignores one that arrives after a later one: the last
     /// call wins even when threads race. After completion or cancellation it does nothing.
     public func setPriority(_ priority: DownloadPriority) {
-        let sequence = requested.withLock { state -> UInt64 in
-            state.priority = priority
-            state.sequence &+= 1
-            return state.sequence
-        }
-        onPriority(priority, sequence)
+        onPriority(priority, sink.request(priority))
     }
 
     public func cancel() {
@@ -66,14 +58,24 @@ public final class DownloadToken: ImageLoaderToken {
     public var response: ImageResponseInfo? { record.response }
 }
 
-/// The callbacks of one caller, delivered at most once finally (`finish`) and never after.
+/// The callbacks of one caller, delivered at most once finally (`finish`) and never after, and
+/// the priority its token last asked for.
 final class DownloadCallerSink: Sendable {
     let options: WebImageOptions
     let decodeOptions: DecodeOptions
     let coders: CodersManager
+    /// The priority the caller started with.
     let priority: DownloadPriority
     private let progress: ImageLoaderProgress?
-    private let completion: Mutex<ImageLoaderCompletion?>
+
+    private struct State {
+        var completion: ImageLoaderCompletion?
+        /// The priority last asked for through the token, and the number of that update.
+        var requested: DownloadPriority
+        var sequence: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
 
     init(
         options: WebImageOptions, decodeOptions: DecodeOptions, coders: CodersManager,
@@ -84,26 +86,38 @@ final class DownloadCallerSink: Sendable {
         self.coders = coders
         self.priority = priority
         self.progress = progress
-        self.completion = Mutex(completion)
+        self.state = Mutex(State(completion: completion, requested: priority))
     }
 
-    var isFinished: Bool { completion.withLock { $0 == nil } }
+    var isFinished: Bool { state.withLock { $0.completion == nil } }
+
+    /// The priority last asked for (the starting one until the token sets another).
+    var requestedPriority: DownloadPriority { state.withLock { $0.requested } }
+
+    /// Records `priority` as asked for; returns the number of this update (later ones win).
+    func request(_ priority: DownloadPriority) -> UInt64 {
+        state.withLock { state in
+            state.requested = priority
+            state.sequence &+= 1
+            return state.sequence
+        }
+    }
 
     /// Whether this caller wants partial images.
     var wantsProgressive: Bool { options.contains(.progressiveLoad) && !options.contains(.avoidDecodeImage) }
 
     /// Delivers the final result; only the first call has an effect.
     func finish(_ result: Result<ImageLoaderResult, WebImageError>) {
-        let callback = completion.withLock { stored -> ImageLoaderCompletion? in
-            defer { stored = nil }
-            return stored
+        let callback = state.withLock { state -> ImageLoaderCompletion? in
+            defer { state.completion = nil }
+            return state.completion
         }
         callback?(result)
     }
 
     /// Delivers a partial result unless the caller already finished.
     func deliverPartial(_ result: ImageLoaderResult) {
-        let callback = completion.withLock { $0 }
+        let callback = state.withLock { $0.completion }
         callback?(.success(result))
     }
 
@@ -116,8 +130,15 @@ final class DownloadCallerSink: Sendable {
 
 /// Shared, thread-safe numbers of one download, read through every caller's token.
 final class DownloadRecord: Sendable {
-    private let state = Mutex<(metrics: DownloadMetrics, response: ImageResponseInfo?)>((DownloadMetrics(), nil))
-    let taskState = Mutex<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
+    private struct State {
+        var metrics = DownloadMetrics()
+        var response: ImageResponseInfo?
+        /// Cancels the network transfer, once attached.
+        var cancel: (@Sendable () -> Void)?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
 
     var metrics: DownloadMetrics { state.withLock { $0.metrics } }
     var response: ImageResponseInfo? { state.withLock { $0.response } }
@@ -135,7 +156,7 @@ extension DownloadRecord {
     /// Attaches the cancellation of the network transfer (an `HTTPClient.Task`); runs it at once
     /// if ``cancelTask()`` came first.
     func attach(cancel: @escaping @Sendable () -> Void) {
-        let cancelled = taskState.withLock { state -> Bool in
+        let cancelled = state.withLock { state -> Bool in
             if state.cancelled { return true }
             state.cancel = cancel
             return false
@@ -145,7 +166,7 @@ extension DownloadRecord {
 
     /// Cancels the network transfer (now, or as soon as it is attached).
     func cancelTask() {
-        let cancel = taskState.withLock { state -> (@Sendable () -> Void)? in
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
             state.cancelled = true
             defer { state.cancel = nil }
             return state.cancel
@@ -154,5 +175,5 @@ extension DownloadRecord {
     }
 
     /// Whether ``cancelTask()`` has been called.
-    var isCancelled: Bool { taskState.withLock { $0.cancelled } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
 }

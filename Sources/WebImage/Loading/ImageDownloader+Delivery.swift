@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOSSL
-import Synchronization
 
 extension ImageDownloader {
     /// Decodes once per distinct (coders, decode options) among the callers, and completes every
@@ -44,7 +43,7 @@ extension ImageDownloader {
             }
         }
         guard let inline = decodes.popLast() else { return then(onEventLoop) }
-        let remaining = Mutex(decodes.count + 1)
+        let delivery = decoded.beginDelivery(jobs: decodes.count + 1)
         let run: @Sendable (DeliveryGroup, CodersManager, [DownloadCallerSink]) -> Void = { key, coders, members in
             // A group whose callers all cancelled while the job waited for a thread needs no decode.
             if !members.allSatisfy(\.isFinished) {
@@ -52,11 +51,7 @@ extension ImageDownloader {
                 decoded[key] = result
                 for member in members { member.finish(result) }
             }
-            let last = remaining.withLock { count -> Bool in
-                count -= 1
-                return count == 0
-            }
-            if last { then(false) }
+            if decoded.endJob(of: delivery) { then(false) }
         }
         for group in decodes {
             configuration.processingPool.submit { run(group.key, group.coders, group.members) }

@@ -9,21 +9,21 @@ extension ImageDownloader {
     /// ``removeObserver(_:)``.
     @discardableResult
     public func addObserver(_ observer: @escaping DownloadObserver) -> Int {
-        observers.withLock { state in
-            let id = state.next
-            state.next += 1
-            state.byID[id] = observer
+        state.withLock { state in
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.observers[id] = observer
             return id
         }
     }
 
     /// Unregisters an observer.
     public func removeObserver(_ id: Int) {
-        observers.withLock { _ = $0.byID.removeValue(forKey: id) }
+        state.withLock { _ = $0.observers.removeValue(forKey: id) }
     }
 
     func emit(_ event: @autoclosure () -> DownloadEvent) {
-        let current = observers.withLock { $0.byID.isEmpty ? [] : Array($0.byID.values) }
+        let current = state.withLock { $0.observers.isEmpty ? [] : Array($0.observers.values) }
         guard !current.isEmpty else { return }  // no observers: the event is never built
         let event = event()
         for observer in current { observer(event) }

@@ -44,9 +44,7 @@ public final class ImageDownloader: ImageLoader {
     let egressStartFailure: WebImageError?
     /// Partial bodies of interrupted downloads (SPEC X-3).
     let resumableData: ResumableDataStore
-    private let state: Mutex<LockedState>
-    /// The registered ``DownloadObserver``s by id (ImageDownloader+Observers.swift).
-    let observers = Mutex<(next: Int, byID: [Int: DownloadObserver])>((0, [:]))
+    let state: Mutex<LockedState>
 
     struct DownloadSetup: Sendable {
         let key: DownloadKey
@@ -54,11 +52,15 @@ public final class ImageDownloader: ImageLoader {
         let context: WebImageContext
     }
 
-    private struct LockedState {
+    struct LockedState {
         var machine: DownloaderStateMachine<DownloadCallerSink>
         var setups: [DownloadID: DownloadSetup] = [:]
         var records: [DownloadID: DownloadRecord] = [:]
         var isShutdown = false
+        /// The registered ``DownloadObserver``s by id, and the next id
+        /// (ImageDownloader+Observers.swift).
+        var observers: [Int: DownloadObserver] = [:]
+        var nextObserverID = 0
     }
 
     /// A downloader with its own HTTP client configured from `configuration`.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Loads `file://` and `data:` URLs without the network (SPEC D-1).
 ///
@@ -29,7 +28,6 @@ public final class LocalImageLoader: ImageLoader {
         progress: ImageLoaderProgress?,
         completed: @escaping ImageLoaderCompletion
     ) -> any ImageLoaderToken {
-        let token = LocalLoadToken(completion: completed)
         let decodeOptions = context.decodeOptions(for: options, url: url)
         let coders = context.imageCoders ?? CodersManager.shared
         let decode = !options.contains(.avoidDecodeImage)
@@ -56,10 +54,11 @@ public final class LocalImageLoader: ImageLoader {
             } catch {
                 result = .failure(.badImageData(reason: "\(error)"))
             }
-            token.finish(result)
+            // The one call: a request cancelled meanwhile ends with `cancelled`, whatever the
+            // work produced.
+            completed(Task.isCancelled ? .failure(.cancelled) : result)
         }
-        token.attach(task)
-        return token
+        return LocalLoadToken(task: task)
     }
 
     /// Failures of local URLs are permanent except cancellation.
@@ -92,37 +91,13 @@ public final class LocalImageLoader: ImageLoader {
     }
 }
 
-/// The token of a ``LocalImageLoader`` request.
-final class LocalLoadToken: ImageLoaderToken {
-    private let state: Mutex<(completion: ImageLoaderCompletion?, task: Task<Void, Never>?)>
-
-    init(completion: @escaping ImageLoaderCompletion) {
-        state = Mutex((completion, nil))
-    }
-
-    func attach(_ task: Task<Void, Never>) {
-        let done = state.withLock { state -> Bool in
-            guard state.completion != nil else { return true }
-            state.task = task
-            return false
-        }
-        if done { task.cancel() }
-    }
-
-    func finish(_ result: Result<ImageLoaderResult, WebImageError>) {
-        let completion = state.withLock { state -> ImageLoaderCompletion? in
-            defer {
-                state.completion = nil
-                state.task = nil
-            }
-            return state.completion
-        }
-        completion?(result)
-    }
+/// The token of a ``LocalImageLoader`` request: the request's task. Cancelling it ends the
+/// request with ``/WebImageCore/WebImageError/cancelled`` when the task notices (before the read
+/// starts, or when the read or decode returns); the task completes exactly once either way.
+struct LocalLoadToken: ImageLoaderToken {
+    let task: Task<Void, Never>
 
     func cancel() {
-        let task = state.withLock { $0.task }
-        task?.cancel()
-        finish(.failure(.cancelled))
+        task.cancel()
     }
 }

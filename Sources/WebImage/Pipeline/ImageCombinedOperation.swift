@@ -1,19 +1,20 @@
 import Foundation
 import Synchronization
 
-/// One load as its caller sees it: the cache query and the download behind one cancellable
-/// handle (SPEC M-10).
+/// One load as its caller sees it: a thin handle over the one task that runs the load's async
+/// line (``ImageLoad``), keeping the delivery rules (SPEC M-10, M-11).
 ///
 /// Delivery rules, decided under one lock so that every path obeys them:
 /// - the load **ends** exactly once: with a result, an error, ``/WebImageCore/WebImageError/cancelled``,
 ///   or silently (a `refreshCached` 304 after the cached image was delivered);
 /// - nothing is delivered after the end;
-/// - cancelling ends the load with `cancelled` unless it already ended, and cancels the cache
-///   query and the loader token;
+/// - cancelling ends the load with `cancelled` unless it already ended, and cancels the task
+///   (which cancels the cache query) and the loader token (which may be shared with other
+///   loads: D-3);
 /// - nothing is delivered after ``cancel()`` returns: no progress and no partial image, not even
 ///   one that was already on its way to the callback queue.
 ///
-/// How: the coordination (cancelled, ended, tokens, priority, preview slot) is a
+/// How: the coordination (cancelled, ended, outcome, task, token, priority, preview slot) is a
 /// ``CombinedOperationStateMachine`` in one `Mutex`; this class performs its actions. Whether a
 /// progress or partial delivery may go out is decided under ``deliveryLock``, the lock that
 /// ending and cancelling take to mark the end, and the delivery checks again, under the same
@@ -22,29 +23,30 @@ import Synchronization
 /// running; the lock is recursive, so a callback may cancel its own load.
 final class ImageCombinedOperation: ImageOperation {
     private typealias Machine = CombinedOperationStateMachine<
-        ImageCacheToken, any ImageLoaderToken, CheckedContinuation<Void, Never>
+        Task<Void, Never>, any ImageLoaderToken, CheckedContinuation<Void, Never>
     >
 
     private let machine = Mutex(Machine())
     /// Serialises the decision "is this load still running?" with the start of a progress or
-    /// partial-image callback, and with the end of the load (see the type's notes). Taken
-    /// before `machine`, never after it.
+    /// partial-image callback, and with the end of the load (see the type's notes). Also held
+    /// while a priority is forwarded to the loader's token, so concurrent calls reach the token
+    /// in the order they were made. Taken before `machine`, never after it; the token's and the
+    /// downloader's locks are taken inside it, and they never call back into a load.
     private let deliveryLock = NSRecursiveLock()
-    /// Held while a priority is forwarded to the loader's token, so concurrent calls reach the
-    /// token in the order they were made (lock order: this, then the token's and the
-    /// downloader's locks; `machine` is taken briefly inside it and never held while the token
-    /// is called).
-    private let priorityForwarding = Mutex(())
     let url: URL?
     private let queue: CallbackQueue
     private let completion: ImageCompletionHandler
     private let onEnd: @Sendable (ImageCombinedOperation) -> Void
+    /// Whether the outcome is kept for ``outcome()`` (the async API); a callback load does not
+    /// keep its image alive in the handle.
+    private let keepsOutcome: Bool
 
     init(
-        url: URL?, queue: CallbackQueue, completion: @escaping ImageCompletionHandler,
+        url: URL?, queue: CallbackQueue, keepsOutcome: Bool = false, completion: @escaping ImageCompletionHandler,
         onEnd: @escaping @Sendable (ImageCombinedOperation) -> Void
     ) {
         self.url = url
+        self.keepsOutcome = keepsOutcome
         self.queue = queue
         self.completion = completion
         self.onEnd = onEnd
@@ -60,39 +62,49 @@ final class ImageCombinedOperation: ImageOperation {
     }
 
     /// Stops the load as ``cancel()`` does, but ends it with `error` (a load deadline ran out,
-    /// SPEC R-2): the cache query and the loader token are cancelled, work still running (a
-    /// decode, a transform) is abandoned and its result ignored.
+    /// SPEC R-2): the task and the loader token are cancelled, work still running (a decode, a
+    /// transform) is abandoned and its result ignored.
     func stop(with error: WebImageError) {
         deliveryLock.lock()
-        let action = machine.withLock { $0.stop() }
+        let (action, waiter) = machine.withLock { ($0.stop(.failure(error)), $0.takeEndWaiter()) }
         deliveryLock.unlock()
-        guard case .stop(let cacheToken, let loaderToken, let end) = action else { return }
-        cacheToken?.cancel()
+        guard case .stop(let task, let loaderToken, let end) = action else { return }
+        task?.cancel()
         loaderToken?.cancel()
         if end {
             let completion = self.completion
             queue.execute { completion(.failure(error)) }
             onEnd(self)
         }
+        waiter?.resume()
     }
 
-    /// Records the cache query's token; `false` when the load was cancelled meanwhile (the
-    /// caller then cancels the token itself).
-    func attach(_ token: ImageCacheToken) -> Bool {
-        machine.withLock { $0.attachCacheToken(token) }
+    /// Records the task running the load; `false` when the load was cancelled meanwhile (the
+    /// caller then cancels the task itself).
+    func attach(_ task: Task<Void, Never>) -> Bool {
+        machine.withLock { $0.attachTask(task) }
+    }
+
+    /// The load's outcome, once it ended: the last complete result delivered (with
+    /// `refreshCached` and a 304, the cached image), or the error it ended with.
+    func outcome() async -> Result<ImageResult, WebImageError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !machine.withLock({ $0.waitForEnd(continuation) }) { continuation.resume() }
+        }
+        return machine.withLock { $0.outcome } ?? .failure(.cancelled)
     }
 
     /// Records the loader's token; `false` when the load was cancelled meanwhile. A priority
     /// set before the token existed is applied to it now.
     func attach(_ token: any ImageLoaderToken) -> Bool {
-        priorityForwarding.withLock { _ in
-            switch machine.withLock({ $0.attachLoaderToken(token) }) {
-            case .rejected:
-                return false
-            case .attached(let priority):
-                if let priority { token.setPriority(priority) }
-                return true
-            }
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        switch machine.withLock({ $0.attachLoaderToken(token) }) {
+        case .rejected:
+            return false
+        case .attached(let priority):
+            if let priority { token.setPriority(priority) }
+            return true
         }
     }
 
@@ -100,16 +112,17 @@ final class ImageCombinedOperation: ImageOperation {
     var priorityOverride: DownloadPriority? { machine.withLock { $0.priority } }
 
     func setPriority(_ priority: DownloadPriority) {
-        priorityForwarding.withLock { _ in
-            let token = machine.withLock { $0.setPriority(priority) }
-            token?.setPriority(priority)
-        }
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        let token = machine.withLock { $0.setPriority(priority) }
+        token?.setPriority(priority)
     }
 
     /// Delivers a result without ending the load (a progressive partial image, or the cached
     /// image of a `refreshCached` load). Ignored after the end; dropped when the load is
     /// cancelled before it runs.
     func deliver(_ result: ImageResult) {
+        if keepsOutcome, result.isFinal { machine.withLock { $0.outcome = .success(result) } }
         let completion = self.completion
         dispatchWhileRunning { completion(.success(result)) }
     }
@@ -159,21 +172,28 @@ final class ImageCombinedOperation: ImageOperation {
 
     /// Ends the load with `result`. Ignored after the end.
     func end(_ result: Result<ImageResult, WebImageError>) {
-        guard claimEnd() else { return }
+        guard let waiter = claimEnd(keepsOutcome ? result : nil) else { return }
         let completion = self.completion
         queue.execute { completion(result) }
         onEnd(self)
+        waiter?.resume()
     }
 
     /// Ends the load without another delivery (a 304 after the cached image was shown).
     func endSilently() {
-        guard claimEnd() else { return }
+        guard let waiter = claimEnd(nil) else { return }
         onEnd(self)
+        waiter?.resume()
     }
 
-    private func claimEnd() -> Bool {
+    /// Claims the end, recording `outcome`: `nil` when the load already ended, else the waiter
+    /// of ``outcome()`` to wake (itself optional).
+    private func claimEnd(_ outcome: Result<ImageResult, WebImageError>?) -> CheckedContinuation<Void, Never>?? {
         deliveryLock.lock()
         defer { deliveryLock.unlock() }
-        return machine.withLock { $0.end() }
+        return machine.withLock { machine in
+            guard machine.end(outcome) else { return nil }
+            return .some(machine.takeEndWaiter())
+        }
     }
 }

@@ -17,6 +17,20 @@ struct ImageLoadRequest: Sendable {
     let progress: ImageProgressHandler?
     /// When the request started (for the load-duration metric).
     let startTime: UInt64
+    /// Whether the synchronous prefix looked in memory under ``finalKey`` (and missed): the
+    /// cache query then reads the disk only.
+    var memoryLooked = false
+    /// What the synchronous prefix found under ``finalKey`` with the synchronous query options
+    /// (a miss, or a hit with `refreshCached`); the cache query stage starts from it.
+    var prequeried: ImageCacheQueryResult?
+
+    /// The layers the cache query reads under ``finalKey``: the context's (default all),
+    /// without memory when the prefix already looked there.
+    var finalQueryCacheType: ImageCacheType {
+        let type = context.queryCacheType ?? .all
+        guard memoryLooked else { return type }
+        return type.includesDisk ? .disk : .none
+    }
 
     /// A request for `url` whose `keys` were computed from `context` by
     /// ``keys(for:context:)`` (once per load, by the start stage).

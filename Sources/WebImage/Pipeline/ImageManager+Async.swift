@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One event of a load, as ``ImageManager/imageEvents(for:options:context:)`` streams them.
 public enum ImageLoadEvent: Sendable {
@@ -27,25 +26,49 @@ extension ImageManager {
     ) async throws -> ImageResult {
         var context = context
         context.callbackQueue = .current
-        let holder = OperationHolder()
-        let outcome = Mutex<Result<ImageResult, WebImageError>?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageResult, any Error>) in
-                let operation = start(
-                    url, options: options, context: context, progress: progress,
-                    completed: { result in
-                        if case .success(let value) = result, !value.isFinal { return }
-                        outcome.withLock { $0 = result }
-                    },
-                    ended: {
-                        let result = outcome.withLock { $0 } ?? .failure(.cancelled)
-                        continuation.resume(with: result.mapError { $0 as any Error })
-                    })
-                if let operation { holder.set(operation) }
+        switch prefix(url, options: options, context: context, progress: progress) {
+        case .ended(let result, _):
+            return try result.get()
+        case .load(let request, let queue):
+            // The handle exists before the cancellation handler can run: no holder needed.
+            let operation = begin(request, queue: queue, keepsOutcome: true, completed: { _ in }, ended: nil)
+            return try await withTaskCancellationHandler {
+                try await operation.outcome().get()
+            } onCancel: {
+                operation.cancel()
             }
-        } onCancel: {
-            holder.cancel()
         }
+    }
+
+    /// Loads the image of `url` (SPEC M-11): the async API with a non-optional image, as Nuke's
+    /// and Kingfisher's. Cancelling the calling task cancels the load (SPEC M-10) and throws
+    /// ``/WebImageCore/WebImageError/cancelled``.
+    ///
+    /// The same load as `loadImage(with:options:context:progress:) async`; where that one
+    /// returns a result without an image, this one throws.
+    ///
+    /// - Returns: the image and where it came from. With `refreshCached`, the freshest image.
+    /// - Throws: a ``/WebImageCore/WebImageError``;
+    ///   ``/WebImageCore/WebImageError/invalidDownloadOperation(reason:)`` when the load may not
+    ///   download and nothing is cached (`fromCacheOnly`, or the delegate's veto), or when
+    ///   `avoidDecodeImage` asks for the bytes only.
+    public func image(
+        for url: URL,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageProgressHandler? = nil
+    ) async throws(WebImageError) -> ImageResponse {
+        let result: ImageResult
+        do {
+            result = try await loadImage(with: url, options: options, context: context, progress: progress)
+        } catch {
+            throw error as? WebImageError ?? .invalidDownloadOperation(reason: "\(error)")
+        }
+        if let response = ImageResponse(result) { return response }
+        throw .invalidDownloadOperation(
+            reason: options.contains(.avoidDecodeImage)
+                ? "avoidDecodeImage asks for the bytes only: load them with loadImage(with:)"
+                : "nothing is cached for \(url.absoluteString) and the load may not download it")
     }
 
     /// ``loadImage(with:options:context:progress:)`` for a URL string (SPEC M-2).
@@ -89,26 +112,5 @@ extension ImageManager {
                 ended: { continuation.finish() })
             continuation.onTermination = { _ in operation?.cancel() }
         }
-    }
-}
-
-/// Holds an operation for a cancellation handler that may run before the operation exists.
-private final class OperationHolder: Sendable {
-    private let state = Mutex<(operation: ImageCombinedOperation?, cancelled: Bool)>((nil, false))
-
-    func set(_ operation: ImageCombinedOperation) {
-        let cancelNow = state.withLock { state -> Bool in
-            state.operation = operation
-            return state.cancelled
-        }
-        if cancelNow { operation.cancel() }
-    }
-
-    func cancel() {
-        let operation = state.withLock { state -> ImageCombinedOperation? in
-            state.cancelled = true
-            return state.operation
-        }
-        operation?.cancel()
     }
 }

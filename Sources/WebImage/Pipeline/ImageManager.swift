@@ -14,12 +14,15 @@ import Synchronization
 /// transform → store (memory and disk, original and transformed per the cache types) →
 /// completion on the callback queue.
 public final class ImageManager: ImageManaging {
-    private struct Defaults {
+    /// The process-wide defaults: this type's and ``WebImageDefaults``'s, in one lock.
+    struct Defaults {
         var cache: ImageCache?
         var loader: (any ImageLoader)?
+        /// ``WebImageDefaults/manager``.
+        var manager: (any ImageManaging)?
     }
 
-    private static let defaults = Mutex(Defaults())
+    static let defaults = Mutex(Defaults())
 
     /// The cache a manager created without one uses (default ``ImageCache/shared``). Set it
     /// before the first use of ``shared``.
@@ -54,14 +57,19 @@ public final class ImageManager: ImageManaging {
         var callbackQueue: CallbackQueue = .platformDefault
     }
 
-    let settings = Mutex(Settings())
-    /// Kept apart from `settings` so the per-request snapshot never touches a weak reference.
-    private let delegateBox = Mutex(WeakDelegate())
-
-    private struct WeakDelegate {
-        weak var value: (any ImageManagerDelegate)?
+    /// Everything mutable in the manager, in one lock: the settings (copied once per request,
+    /// without touching the weak delegate or the running loads), the delegate and the loads in
+    /// progress.
+    private struct State {
+        var settings = Settings()
+        weak var delegate: (any ImageManagerDelegate)?
+        var running: [ObjectIdentifier: ImageCombinedOperation] = [:]
     }
-    private let running = Mutex<[ObjectIdentifier: ImageCombinedOperation]>([:])
+
+    private let state = Mutex(State())
+
+    /// The settings now (one copy per request).
+    var settings: Settings { state.withLock { $0.settings } }
 
     /// The counters and timers this manager reports (SPEC X-7).
     let metrics: PipelineMetrics
@@ -89,47 +97,47 @@ public final class ImageManager: ImageManaging {
 
     /// A global hook that may rewrite the options and context of every request (SPEC M-7).
     public var optionsProcessor: (any OptionsProcessor)? {
-        get { settings.withLock { $0.optionsProcessor } }
-        set { settings.withLock { $0.optionsProcessor = newValue } }
+        get { state.withLock { $0.settings.optionsProcessor } }
+        set { state.withLock { $0.settings.optionsProcessor = newValue } }
     }
 
     /// Vetoes downloads and failed-URL listing (held weakly).
     public var delegate: (any ImageManagerDelegate)? {
-        get { delegateBox.withLock { $0.value } }
-        set { delegateBox.withLock { $0.value = newValue } }
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
     }
 
     /// The transformer for requests whose context sets none.
     public var transformer: (any ImageTransformer)? {
-        get { settings.withLock { $0.transformer } }
-        set { settings.withLock { $0.transformer = newValue } }
+        get { state.withLock { $0.settings.transformer } }
+        set { state.withLock { $0.settings.transformer = newValue } }
     }
 
     /// The cache key filter for requests whose context sets none (SPEC M-6).
     public var cacheKeyFilter: (any CacheKeyFilter)? {
-        get { settings.withLock { $0.cacheKeyFilter } }
-        set { settings.withLock { $0.cacheKeyFilter = newValue } }
+        get { state.withLock { $0.settings.cacheKeyFilter } }
+        set { state.withLock { $0.settings.cacheKeyFilter = newValue } }
     }
 
     /// The cache serializer for requests whose context sets none.
     public var cacheSerializer: (any CacheSerializer)? {
-        get { settings.withLock { $0.cacheSerializer } }
-        set { settings.withLock { $0.cacheSerializer = newValue } }
+        get { state.withLock { $0.settings.cacheSerializer } }
+        set { state.withLock { $0.settings.cacheSerializer = newValue } }
     }
 
     /// Where callbacks run for requests whose context sets none (SPEC M-11). Default:
     /// ``CallbackQueue/platformDefault`` — the main queue on Apple platforms, `.current` on Linux.
     public var callbackQueue: CallbackQueue {
-        get { settings.withLock { $0.callbackQueue } }
-        set { settings.withLock { $0.callbackQueue = newValue } }
+        get { state.withLock { $0.settings.callbackQueue } }
+        set { state.withLock { $0.settings.callbackQueue = newValue } }
     }
 
     /// Loads in progress. Every load leaves this count when it ends, however it ends.
-    public var runningOperationCount: Int { running.withLock { $0.count } }
+    public var runningOperationCount: Int { state.withLock { $0.running.count } }
 
     /// Cancels every load in progress.
     public func cancelAll() {
-        let operations = running.withLock { Array($0.values) }
+        let operations = state.withLock { Array($0.running.values) }
         for operation in operations { operation.cancel() }
     }
 
@@ -155,7 +163,7 @@ public final class ImageManager: ImageManaging {
     /// `context` with the manager's transformer, key filter and serializer filled in where the
     /// context has none.
     func withDefaults(_ context: WebImageContext) -> WebImageContext {
-        Self.withDefaults(context, settings.withLock { $0 })
+        Self.withDefaults(context, settings)
     }
 
     static func withDefaults(_ context: WebImageContext, _ settings: Settings) -> WebImageContext {
@@ -168,17 +176,17 @@ public final class ImageManager: ImageManaging {
     }
 
     func register(_ operation: ImageCombinedOperation) {
-        let count = running.withLock { running -> Int in
-            running[ObjectIdentifier(operation)] = operation
-            return running.count
+        let count = state.withLock { state -> Int in
+            state.running[ObjectIdentifier(operation)] = operation
+            return state.running.count
         }
         metrics.runningOperations.record(count)
     }
 
     func unregister(_ operation: ImageCombinedOperation) {
-        let count = running.withLock { running -> Int in
-            running[ObjectIdentifier(operation)] = nil
-            return running.count
+        let count = state.withLock { state -> Int in
+            state.running[ObjectIdentifier(operation)] = nil
+            return state.running.count
         }
         metrics.runningOperations.record(count)
     }

@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// Reads and writes whole objects at the endpoint of an ``S3Configuration``: a signed `GET` or
 /// `PUT` of one object, for stores the operator configures (the service's S3 result store).
@@ -22,7 +21,6 @@ public final class S3ObjectClient: Sendable {
     public let configuration: S3Configuration
     private let client: HTTPClient
     private let timeout: TimeAmount
-    private let isShutDown = Mutex(false)
     private let now: @Sendable () -> Date
 
     /// A client for `configuration`, giving up on a request whose connection, answer or any read
@@ -45,19 +43,18 @@ public final class S3ObjectClient: Sendable {
     }
 
     deinit {
-        if !isShutDown.withLock({ $0 }) {
-            // Never block in deinit; the client finishes shutting down on its event loop.
-            _ = client.shutdown()
-        }
+        // Never block in deinit; the client finishes shutting down on its event loop. A client
+        // shut down already answers `alreadyShutdown` at once, which is ignored.
+        _ = client.shutdown()
     }
 
-    /// Shuts the HTTP client down; calls made afterwards fail.
+    /// Shuts the HTTP client down; calls made afterwards fail. A second call returns at once.
     public func shutdown() async throws {
-        let first = isShutDown.withLock { shutDown -> Bool in
-            defer { shutDown = true }
-            return !shutDown
+        do {
+            try await client.shutdown()
+        } catch let error as HTTPClientError where error == .alreadyShutdown {
+            return
         }
-        if first { try await client.shutdown() }
     }
 
     /// The object at `location` if its body is at most `maxBytes` bytes.

@@ -17,6 +17,9 @@ import WebImageCore
 ///   exact size — a 1/8 thumbnail never materialises the full-size pixels.
 /// - ``decode(_:scaleDenominator:options:)`` decodes at exactly 1/2, 1/4 or 1/8 and leaves the
 ///   resampling to the caller (shrink on load, as the image service does before its one resample).
+/// - A progressive file decoded at 1/8 (either way) reads only the scans that scale needs — its
+///   DC scans, and all scans of 4:2:0 chroma — skipping the AC scans by marker search, with the
+///   same pixels as the full 1/8 decode; a file that is not a clean progression decodes normally.
 /// - ``/WebImageCore/DecodeOptions/limits`` are checked on the declared size before pixels are allocated.
 ///
 /// **Encoding** writes baseline JPEG from the first frame, orientation applied. JPEG has no

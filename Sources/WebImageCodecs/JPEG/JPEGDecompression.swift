@@ -160,12 +160,35 @@ enum JPEGDecompression {
     ) throws {
         guard let source = b.baseAddress?.assumingMemoryBound(to: UInt8.self), let destination = out.baseAddress
         else { throw WebImageError.badImageData(reason: "empty data") }
-        let format = header.isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBA.rawValue)
-        func run(_ flags: Int32) -> Int32 {
-            tjDecompress2(
-                handle.raw, source, UInt(b.count), destination, Int32(size.width), Int32(size.width * 4), Int32(size.height),
-                format, flags)
+        // A progressive file at 1/8: from its DC scans when that gives the same pixels (SPEC C-4a);
+        // a download's prefix once the scans the 1/8 decode reads have arrived.
+        let fromReducedScans = header.isProgressive
+            && size == JPEGCoder.reducedSize(of: header.size, scaleDenominator: JPEGReducedScanDecode.scaleDenominator)
+            && JPEGReducedScanDecode.decode(b, into: out, size: size, cmyk: header.isCMYK, acceptingPrefix: acceptDamage)
+        if !fromReducedScans {
+            let format = header.isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBA.rawValue)
+            func run(_ flags: Int32) -> Int32 {
+                tjDecompress2(
+                    handle.raw, source, UInt(b.count), destination, Int32(size.width), Int32(size.width * 4),
+                    Int32(size.height), format, flags)
+            }
+            try runChecked(run, handle: handle, acceptDamage: acceptDamage)
         }
+        if header.isCMYK {
+            // Through LittleCMS with its profile, or the built-in default CMYK profile when it
+            // has none (CMYK pixels cannot be kept, so `.preserve` converts too); the naive
+            // conversion when asked to ignore colour.
+            let profile = header.colorProfile ?? DefaultCMYKProfile.profile
+            if colorManagement == .ignore
+                || !ColorConversion.convertCMYK(out, profile: profile, inverted: header.hasAdobeMarker)
+            {
+                JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
+            }
+        }
+    }
+
+    /// Runs a TurboJPEG decompression (`run` with flags) under the warning rule of ``JPEGWarning``.
+    private static func runChecked(_ run: (Int32) -> Int32, handle: TurboJPEGHandle, acceptDamage: Bool) throws {
         func failure() -> WebImageError {
             .badImageData(reason: "JPEG decoding failed: \(handle.errorMessage)")
         }
@@ -190,17 +213,6 @@ enum JPEGDecompression {
                 throw WebImageError.badImageData(reason: "truncated or corrupt JPEG: \(handle.errorMessage)")
             case .notAWarning:
                 throw failure()
-            }
-        }
-        if header.isCMYK {
-            // Through LittleCMS with its profile, or the built-in default CMYK profile when it
-            // has none (CMYK pixels cannot be kept, so `.preserve` converts too); the naive
-            // conversion when asked to ignore colour.
-            let profile = header.colorProfile ?? DefaultCMYKProfile.profile
-            if colorManagement == .ignore
-                || !ColorConversion.convertCMYK(out, profile: profile, inverted: header.hasAdobeMarker)
-            {
-                JPEGColorConversion.convertCMYKToRGBA(out, inverted: header.hasAdobeMarker)
             }
         }
     }

@@ -52,6 +52,9 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
     /// A compressed (`gzip`/`deflate`) response body expands to more than the configured
     /// maximum response size; refused while it streams.
     case decompressedResponseTooLarge(encoding: String, limit: Int64)
+    /// Two images cannot be compared (``SSIMULACRA2``): their sizes differ, or they are smaller
+    /// than the metric measures; `reason` says which, with the sizes.
+    case comparisonRefused(reason: String)
 
     public var description: String {
         switch self {
@@ -77,6 +80,7 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .fileAccess(let path, let reason): "\(path): \(reason)"
         case .decompressedResponseTooLarge(let encoding, let limit):
             "the server's \(encoding)-compressed body expands to more than the response size limit of \(DecodeLimits.formatBytes(Int(clamping: limit)))"
+        case .comparisonRefused(let reason): "cannot compare the images: \(reason)"
         }
     }
 
@@ -109,6 +113,7 @@ public enum WebImageError: Error, Sendable, CustomStringConvertible {
         case .timedOut: "timedOut"
         case .fileAccess: "fileAccess"
         case .decompressedResponseTooLarge: "decompressedResponseTooLarge"
+        case .comparisonRefused: "comparisonRefused"
         }
     }
 }

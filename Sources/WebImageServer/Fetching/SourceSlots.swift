@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Bounds the requests that hold a fetched source (issue #15, memory; the `fetch-ahead`
-/// setting): a request takes a slot before it fetches its source and gives it back once its
+/// Bounds the requests that hold a fetched source, and so the memory sources take (the
+/// `fetch-ahead` setting): a request takes a slot before it fetches its source and gives it back once its
 /// answer is encoded, so at most `workers + fetchAhead` encoded sources are held at once —
 /// `workers` rendering and `fetchAhead` fetched ahead of a free worker. Without the setting every
 /// admitted request may fetch at once (``unbounded``). Waiters are served in arrival order; a

@@ -85,7 +85,7 @@ final class SourceStore: Sendable {
         guard let url = URL(string: source), url.host != nil else { throw ImageServiceError.badURL("source URL is not a URL") }
         var context = WebImageContext()
         if let validators { context.cachedResponseValidators = validators }
-        let box = TokenBox()
+        let box = CancellationRelay<DownloadToken> { $0.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, ImageResponseInfo?), any Error>) in
                 let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in

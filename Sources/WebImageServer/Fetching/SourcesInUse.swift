@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The sources that requests hold right now, by source URL (issue #15, memory): a request for a
-/// source that another request is still rendering from takes the same bytes and identity instead
-/// of reading (and hashing) a second copy from the source cache or the origin — the common case
+/// The sources that requests hold right now, by source URL, so a source is in memory once: a
+/// request for a source that another request is still rendering from takes the same bytes and
+/// identity instead of reading (and hashing) a second copy from the source cache or the origin — the common case
 /// of one image asked for in several sizes at once (`srcset`). It keeps no bytes alive itself:
 /// an entry holds its bytes weakly and lasts only as long as some request holds them, and only
 /// while the source counts as fresh (the same period the result cache reuses results for), so

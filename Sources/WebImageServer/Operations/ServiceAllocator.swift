@@ -2,24 +2,24 @@
     import Glibc
 #endif
 
-/// glibc's malloc settings for a long-running image service (issue #15; docs/DEPLOYMENT.md,
-/// "Memory"). `webimage serve` applies them at startup; a program that embeds ``ImageService``
-/// can call ``tune(environment:)`` first thing in `main` (before threads start allocating).
+/// glibc's malloc settings for a long-running image service (docs/DEPLOYMENT.md, "Memory").
+/// `webimage serve` applies them at startup; a program that embeds ``ImageService`` can call
+/// ``tune(environment:)`` first thing in `main` (before threads start allocating).
 ///
-/// Two of glibc's defaults make a service that allocates buffers of many megabytes hold memory
-/// it no longer uses:
+/// Three of glibc's defaults cost a service that allocates buffers of many megabytes memory
+/// it no longer uses, or time:
 /// - **Arenas.** Threads that contend for the allocator get arenas of their own, up to 8 per
 ///   core, and each keeps what is freed into it. ``arenaLimit`` caps them.
 /// - **The sliding mmap threshold.** A block of 128 KiB or more starts out in its own mapping,
 ///   returned to the system when freed; but each such free raises the threshold to the block's
 ///   size (up to 32 MiB), so after one 16 MiB source every later block up to 16 MiB is carved
-///   from an arena and stays there once freed. ``mmapThreshold`` fixes it at 8 MiB — large
-///   sources (a 16.6 MB 12 MP PNG), full-size canvases and large results are mapped and given
-///   back on free, while an ordinary render's buffers, a 4.6 MB 12 MP JPEG source included, are
-///   reused from the arenas (a 4 MiB threshold cost that 12 MP JPEG task ~3 CPU-ms in page
-///   faults) — and ``trimThreshold`` (32 MiB) keeps the arenas from being trimmed, and refilled,
-///   on every render (fixing the mmap threshold would otherwise leave glibc's 128 KiB trim
-///   threshold, which cost ~7 % CPU on the 2 MP JPEG task).
+///   from an arena and stays there once freed. ``mmapThreshold`` fixes it at 8 MiB: large
+///   sources (a 12 MP PNG), full-size canvases and large results are mapped and given back on
+///   free, while an ordinary render's buffers (a 12 MP JPEG source included) are reused from the
+///   arenas, where a lower threshold would map and fault them in again on every render.
+/// - **The trim threshold.** Fixing the mmap threshold also fixes glibc's 128 KiB trim
+///   threshold, which would trim the arenas after every render only for the next one to refill
+///   them; ``trimThreshold`` (32 MiB) keeps them.
 ///
 /// Each setting is left alone when the environment already chooses it (`MALLOC_ARENA_MAX`,
 /// `MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, or the matching `glibc.malloc.*`

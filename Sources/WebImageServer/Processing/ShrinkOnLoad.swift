@@ -1,11 +1,10 @@
 import WebImage
 
-/// Shrink on load (issue #15): a JPEG, still WebP or still non-interlaced PNG source that the
-/// request scales down by 2 or more is decoded reduced — a JPEG at the smallest DCT scale (1/2,
-/// 1/4, 1/8), a WebP at the largest integer shrink from 2 to 8 that libwebp's rescaler applies
-/// while decoding, a PNG at the largest integer shrink from 2 to 8 averaged block by block as
-/// libspng decodes its rows — as long as
-/// the reduced pixels still number at least the scaled result's across the source crop, as
+/// Shrink on load: a source whose decoder can reduce it (``ReducedImageDecoding``: a JPEG, a
+/// still WebP, a still non-interlaced PNG) and that the request scales down by 2 or more is
+/// decoded reduced by the largest factor the decoder offers — a JPEG's DCT scales 1/2, 1/4, 1/8,
+/// libwebp's rescaler or the PNG block average at any integer from 2 to 8 — as long as the
+/// reduced pixels still number at least the scaled result's across the source crop, as
 /// imgproxy (libvips `shrink`) and thumbor (Pillow's `draft`) do; the one final resample runs
 /// from the reduced pixels.
 ///
@@ -68,9 +67,10 @@ struct ShrinkOnLoad: Sendable {
         let reduced = type(of: decoder).reducedSize(of: storedSize, scaleDenominator: denominator)
         switch type(of: decoder).reducedPixelLayout {
         case .blocks:
-            // libjpeg's (and the PNG block average's) reduced pixel i covers stored pixels
-            // i·d ..< (i+1)·d, padding (or a partial block) at the far end. An axis whose direction the orientation or rotation reversed has that padding
-            // at its start instead: full coordinate v is then reduced (v + padding) / d.
+            // Reduced pixel i covers stored pixels i·d ..< (i+1)·d, padding (a JPEG's) or a
+            // partial block (a PNG's) at the far end. An axis whose direction the orientation or
+            // rotation reversed has that padding at its start instead: full coordinate v is then
+            // reduced (v + padding) / d.
             func padding(_ source: AxisMap.Source) -> Int {
                 guard source.reversed else { return 0 }
                 return source.storedAxis == 0
@@ -82,8 +82,8 @@ struct ShrinkOnLoad: Sendable {
                 denominator: denominator, fullSize: fullSize,
                 scaleX: scale, scaleY: scale, offsetX: padding(axes.x), offsetY: padding(axes.y))
         case .spread:
-            // libwebp spreads the reduced pixels evenly over the stored ones, whichever way an
-            // axis is shown: full coordinate v is reduced v · w′/w on that axis.
+            // The decoder (libwebp) spreads the reduced pixels evenly over the stored ones,
+            // whichever way an axis is shown: full coordinate v is reduced v · w′/w on that axis.
             func scale(_ source: AxisMap.Source) -> Double {
                 source.storedAxis == 0
                     ? Double(reduced.width) / Double(storedSize.width)

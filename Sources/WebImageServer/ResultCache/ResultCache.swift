@@ -1,14 +1,15 @@
 import HTTPTypes
 import NIOCore
 import Synchronization
+import WebImage
 
 /// An in-memory LRU of rendered results bounded by their total bytes (SPEC V-8), and an index
-/// from request paths to the result they got (``KnownAnswer``). The index only points at
-/// results: an evicted result takes its index entries with it (lazily), so the byte bound
-/// holds for everything kept. The index's own size is bounded by an estimate of what its entries
-/// hold (request path, headers, overhead): with a stream of distinct URLs, the evicted results'
-/// entries would otherwise pile up until the bound (in a 30,000-render soak of unique URLs that
-/// was tens of megabytes when only the paths were counted).
+/// from request paths to the result they got (``KnownAnswer``). The results are kept in the
+/// library's ``LRUList`` (O(1) lookup, promotion and eviction under the one lock). The index
+/// only points at results: an evicted result takes its index entries with it (lazily), so the
+/// byte bound holds for everything kept. The index's own size is bounded by an estimate of what
+/// its entries hold (request path, headers, overhead), not by the paths alone: with a stream of
+/// distinct URLs, the evicted results' entries would otherwise pile up until the bound.
 final class ResultCache: Sendable {
     private struct Variants {
         var any: KnownAnswer?
@@ -37,9 +38,8 @@ final class ResultCache: Sendable {
     }
 
     private struct State {
-        var entries: [String: (value: RenderedResult, tick: UInt64)] = [:]
-        var bytes = 0
-        var tick: UInt64 = 0
+        /// The results by ETag, each costing its body's bytes.
+        var entries = LRUList<RenderedResult>()
         var answers: [String: Variants] = [:]
         var answerBytes = 0
     }
@@ -55,26 +55,18 @@ final class ResultCache: Sendable {
         self.indexCapacity = max(0, indexCapacity)
     }
 
+    /// The result under `key`, made the most recently used.
     func value(for key: String) -> RenderedResult? {
-        state.withLock { state in
-            guard let entry = state.entries[key] else { return nil }
-            state.tick += 1
-            state.entries[key] = (entry.value, state.tick)
-            return entry.value
-        }
+        state.withLock { $0.entries.promote(key)?.value }
     }
 
+    /// Keeps `value` under `key` as the most recently used result, then evicts the least
+    /// recently used ones until the bytes fit; a result larger than the bound is not kept.
     func insert(_ value: RenderedResult, for key: String) {
         guard value.body.readableBytes <= capacity else { return }
         state.withLock { state in
-            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.value.body.readableBytes }
-            state.tick += 1
-            state.entries[key] = (value, state.tick)
-            state.bytes += value.body.readableBytes
-            while state.bytes > capacity, let oldest = state.entries.min(by: { $0.value.tick < $1.value.tick }) {
-                state.entries[oldest.key] = nil
-                state.bytes -= oldest.value.value.body.readableBytes
-            }
+            state.entries.insert(value, forKey: key, cost: value.body.readableBytes, now: 0)
+            while state.entries.totalCost > capacity, state.entries.removeLeastRecentlyUsed() != nil {}
         }
     }
 
@@ -85,12 +77,10 @@ final class ResultCache: Sendable {
             guard let variants = state.answers[path] else { return nil }
             let chosen = variants.any != nil ? FormatVariant.any : variant()
             guard let answer = variants[chosen] else { return nil }
-            guard let entry = state.entries[answer.etag] else {
+            guard let entry = state.entries.promote(answer.etag) else {
                 state.answers[path]?[chosen] = nil
                 return nil
             }
-            state.tick += 1
-            state.entries[answer.etag] = (entry.value, state.tick)
             return (answer, entry.value)
         }
     }
@@ -100,7 +90,7 @@ final class ResultCache: Sendable {
         let cost = path.utf8.count + answer.estimatedBytes
         guard cost <= indexCapacity else { return }
         state.withLock { state in
-            guard state.entries[answer.etag] != nil else { return }
+            guard state.entries.peek(answer.etag) != nil else { return }
             if state.answerBytes + cost > indexCapacity {
                 state.answers = [:]
                 state.answerBytes = 0
@@ -114,5 +104,9 @@ final class ResultCache: Sendable {
     /// The index's entries (request paths) and their estimated bytes, for tests.
     var indexUsage: (paths: Int, bytes: Int) { state.withLock { ($0.answers.count, $0.answerBytes) } }
 
-    var totalBytes: Int { state.withLock { $0.bytes } }
+    /// The bytes of the results kept.
+    var totalBytes: Int { state.withLock { $0.entries.totalCost } }
+
+    /// The results' keys from most to least recently used, for tests.
+    var keysByRecency: [String] { state.withLock { $0.entries.keysByRecency } }
 }

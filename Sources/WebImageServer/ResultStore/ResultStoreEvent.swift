@@ -2,8 +2,11 @@
 enum ResultStoreEvent: String, CaseIterable, Sendable {
     /// A lookup found a whole, unexpired entry.
     case hits
-    /// A lookup found none (or an expired, corrupt or oversized one).
+    /// A lookup found none (or an expired, corrupt, oversized or misplaced one).
     case misses
+    /// A lookup found an entry written for another key (a copy or restore that put it in the
+    /// wrong place); also counted as a miss.
+    case keyMismatches = "key_mismatches"
     /// A lookup or write failed or timed out; the request went on without the store.
     case errors
     /// A render was written.

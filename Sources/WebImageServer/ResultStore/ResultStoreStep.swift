@@ -13,6 +13,8 @@ final class ResultStoreStep: Sendable {
     let writeTimeout: Double
     private let metrics: ServiceMetrics
     private let warnings: RateLimitedWarning
+    /// Entries found under another key, warned of apart so that store errors do not hide them.
+    private let mismatchWarnings: RateLimitedWarning
     private let writer: ResultStoreWriter
     /// Keys queued and not yet written: a key is queued once however many requests meet it.
     private let queued = QueuedResultKeys()
@@ -25,6 +27,7 @@ final class ResultStoreStep: Sendable {
         self.metrics = metrics
         let warnings = RateLimitedWarning(logger: logger)
         self.warnings = warnings
+        mismatchWarnings = RateLimitedWarning(logger: logger)
         let queued = queued
         writer = ResultStoreWriter(maxJobs: queue, maxBytes: queueBytes) { job in
             defer { queued.remove(job.key) }
@@ -38,11 +41,18 @@ final class ResultStoreStep: Sendable {
         }
     }
 
-    /// The unexpired entry under `key` at `now`, or `nil` (none, expired, or the store failed).
+    /// The unexpired entry under `key` at `now`, or `nil` (none, expired, written for another
+    /// key, or the store failed).
     func lookup(_ key: ResultStoreKey, now: Date) async -> StoredResult? {
         let store = store
         do {
             let entry = try await withResultStoreTimeout(timeout) { try await store.entry(for: key) }
+            if let entry, entry.key != key {
+                metrics.recordResultStore(.keyMismatches)
+                metrics.recordResultStore(.misses)
+                mismatchWarnings.warn("result store: the entry under \(key) was written for \(entry.key) (misplaced by a copy or restore?), rendering anew")
+                return nil
+            }
             guard let entry, entry.expiresAt > now else {
                 metrics.recordResultStore(.misses)
                 return nil

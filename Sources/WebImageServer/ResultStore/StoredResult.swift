@@ -1,8 +1,12 @@
 import Foundation
 
-/// A rendered result as a ``ResultStore`` keeps it: the encoded image and what its answer
-/// needs that cannot be computed again without the source.
+/// A rendered result as a ``ResultStore`` keeps it: the encoded image, the key it was rendered
+/// for, and what its answer needs that cannot be computed again without the source.
 public struct StoredResult: Sendable, Equatable {
+    /// The key the result was rendered for. An entry found under another key (a copy or a
+    /// restore that put it in the wrong place) is not that key's answer: the service reads it
+    /// as a miss and counts it in `webimage_result_store_key_mismatches_total`.
+    public var key: ResultStoreKey
     /// The encoded image.
     public var body: Data
     /// Its media type (`image/webp`).
@@ -15,7 +19,8 @@ public struct StoredResult: Sendable, Equatable {
     public var expiresAt: Date
 
     /// A result with all its parts.
-    public init(body: Data, contentType: String, etag: String, lastModified: String?, expiresAt: Date) {
+    public init(key: ResultStoreKey, body: Data, contentType: String, etag: String, lastModified: String?, expiresAt: Date) {
+        self.key = key
         self.body = body
         self.contentType = contentType
         self.etag = etag

@@ -8,7 +8,8 @@ extension ImageService {
     /// `nil` without a store, and for an answer never stored (`raw`).
     func resultStoreKey<Output>(_ request: ParsedRequest<Output>, watermark: String? = nil) -> ResultStoreKey? {
         guard resultStore != nil, let choice = request.output.storeChoice(request.options, watermark: watermark) else { return nil }
-        return ResultStoreKey(source: request.source, options: request.options, formatChoice: choice)
+        return ResultStoreKey(
+            source: request.source, options: request.options, formatChoice: choice, outputSettings: configuration.outputFingerprint)
     }
 
     /// The answer from the result store when it holds an unexpired entry of the request's kind
@@ -56,7 +57,7 @@ extension ImageService {
         // An image's media type, or JSON for an `/info` answer.
         let contentType = result.format?.imageFormat.mimeType ?? "application/json"
         let stored = StoredResult(
-            body: Data(result.body.readableBytesView), contentType: contentType, etag: etag,
+            key: key, body: Data(result.body.readableBytesView), contentType: contentType, etag: etag,
             lastModified: lastModified, expiresAt: now().addingTimeInterval(Double(configuration.ttl)))
         resultStore.keep(stored, for: key)
     }

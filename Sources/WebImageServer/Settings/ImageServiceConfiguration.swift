@@ -65,8 +65,9 @@ public struct ImageServiceConfiguration: Sendable {
     /// Where rendered results are also kept, for other instances and restarts (SPEC V-12):
     /// looked up after the in-memory result cache and before the source is fetched; every render
     /// is queued to be written there without delaying its answer. `nil` = no result store.
-    /// Instances sharing a store must share the settings that change results (limits, colour
-    /// profile handling, presets).
+    /// Instances sharing a store may differ in settings: those that change rendered bytes are
+    /// part of every key (``outputFingerprint``), and an entry names the key it was written
+    /// for, so a misplaced entry is a miss.
     public var resultStore: (any ResultStore)?
     /// Seconds a result-store lookup may take before the request goes on without it (writes get
     /// ten times as long, at least 10 s).

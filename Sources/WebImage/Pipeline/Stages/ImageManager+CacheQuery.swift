@@ -2,53 +2,67 @@ import CoreMetrics
 import Foundation
 
 extension ImageManager {
-    /// The cache-query stage: the final key (memory, then disk); on a miss, the original key
-    /// when the context asks for it (SPEC Q-5). A final-key hit goes to the download decision
-    /// as the cached image, an original hit to the derive stage
-    /// (``derive(from:cacheType:_:_:)``), a miss to the download decision with nothing cached.
-    func queryCache(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation) {
-        guard let key = request.finalKey else { return decideDownload(request, operation, cached: nil) }
-        let queryType = request.context.queryCacheType ?? .all
-        let token = request.cache.queryImage(
-            forKey: key, options: request.options, context: request.context, cacheType: queryType
-        ) { [self] result in
-            guard !result.isCancelled, !operation.isCancelled else { return }
-            if Self.isHit(result, request.options) {
-                countHit(result.cacheType)
-                decideDownload(request, operation, cached: result)
-            } else if request.hasDerivedKey, let originalKey = request.originalKey,
-                let originalType = request.context.originalQueryCacheType, originalType != .none
-            {
-                queryOriginal(request, operation, key: originalKey, cacheType: originalType)
-            } else {
-                metrics.misses.increment()
-                decideDownload(request, operation, cached: nil)
-            }
-        }
-        if !operation.attach(token) { token.cancel() }
+    /// What the cache query found.
+    enum CacheLookup: Sendable {
+        /// The delivered image (or, with `avoidDecodeImage`, its bytes) under the final key.
+        case hit(ImageCacheQueryResult)
+        /// The original image, to derive the delivered one from (SPEC Q-5).
+        case original(Image, cacheType: ImageCacheType)
+        case miss
     }
 
-    /// Looks for the original image. It is decoded with this load's options (a thumbnail when
-    /// asked), so the final image can be derived from it.
-    private func queryOriginal(
-        _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, key: String, cacheType: ImageCacheType
-    ) {
-        // A thumbnail decode of the original is not the original: it must not be kept in
-        // memory under the original key.
+    /// The cache-query stage: the final key (disk, and memory unless the synchronous prefix
+    /// already looked there; nothing when the prefix queried it with the synchronous query
+    /// options); on a miss, the original key when the context asks for it (SPEC
+    /// Nothing is queried with `fromLoaderOnly` or without a cache key.
+    ///
+    /// - Throws: `cancelled` when the task was cancelled (the query then decodes nothing and
+    ///   writes nothing to memory, SPEC Q-2).
+    func queryCache(_ request: ImageLoadRequest) async throws(WebImageError) -> CacheLookup {
+        guard !request.options.contains(.fromLoaderOnly), let key = request.finalKey else { return .miss }
+        let result: ImageCacheQueryResult
+        if let prequeried = request.prequeried {
+            result = prequeried
+        } else {
+            result = await request.cache.queryImage(
+                forKey: key, options: request.options, context: request.context, cacheType: request.finalQueryCacheType)
+            try Self.checkCancellation(result)
+        }
+        if Self.isHit(result, request.options) {
+            countHit(result.cacheType)
+            return .hit(result)
+        }
+        guard request.hasDerivedKey, let originalKey = request.originalKey,
+            let originalType = request.context.originalQueryCacheType, originalType != .none
+        else {
+            metrics.misses.increment()
+            return .miss
+        }
+        // The original is decoded with this load's options (a thumbnail when asked), so the
+        // final image can be derived from it; a thumbnail decode of the original is not the
+        // original: it must not be kept in memory under the original key.
         var context = request.context
         if request.context.decodesDerivedImage { context.storeCacheType = .disk }
-        let token = request.originalCache.queryImage(
-            forKey: key, options: request.options, context: context, cacheType: cacheType
-        ) { [self] result in
-            guard !result.isCancelled, !operation.isCancelled else { return }
-            guard Self.isHit(result, request.options), let image = result.image else {
-                metrics.misses.increment()
-                return decideDownload(request, operation, cached: nil)
-            }
-            countHit(result.cacheType)
-            Task { await derive(from: image, cacheType: result.cacheType, request, operation) }
+        let original = await request.originalCache.queryImage(
+            forKey: originalKey, options: request.options, context: context, cacheType: originalType)
+        try Self.checkCancellation(original)
+        guard Self.isHit(original, request.options), let image = original.image else {
+            metrics.misses.increment()
+            return .miss
         }
-        if !operation.attach(token) { token.cancel() }
+        countHit(original.cacheType)
+        return .original(image, cacheType: original.cacheType)
+    }
+
+    /// Throws `cancelled` when the query or the task was cancelled.
+    private static func checkCancellation(_ result: ImageCacheQueryResult) throws(WebImageError) {
+        if result.isCancelled { throw .cancelled }
+        try checkCancellation()
+    }
+
+    /// Throws `cancelled` when the task running the load was cancelled.
+    static func checkCancellation() throws(WebImageError) {
+        if Task.isCancelled { throw .cancelled }
     }
 
     /// Whether a query found what the load needs: an image, or bytes for `avoidDecodeImage`.

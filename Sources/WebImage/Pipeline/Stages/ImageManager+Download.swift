@@ -3,11 +3,19 @@ import Foundation
 import Logging
 
 extension ImageManager {
-    /// The download decision (SPEC M-8): whether to download, given what the cache found, the
-    /// options (`fromCacheOnly`, `refreshCached`), the delegate and the loader. Ends the load
-    /// with the cached image (or with none) when no download follows; with `refreshCached`
-    /// delivers the cached image first, then downloads.
-    func decideDownload(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation, cached: ImageCacheQueryResult?) {
+    /// What the download decision chose.
+    enum DownloadDecision: Sendable {
+        /// No download: the load ends so.
+        case end(ImageLoad.Outcome)
+        /// Download; with `refreshCached`, the cached image is delivered first.
+        case download(cachedFirst: ImageResult?)
+    }
+
+    /// The download decision (SPEC M-8): whether to download, given what the cache found (or
+    /// derived), the options (`fromCacheOnly`, `refreshCached`), the delegate and the loader. A
+    /// last look in memory before downloading finds an image another load of the same URL
+    /// finished meanwhile.
+    func decideDownload(_ request: ImageLoadRequest, cached: ImageCacheQueryResult?) -> DownloadDecision {
         let options = request.options
         var shouldDownload = !options.contains(.fromCacheOnly) && (cached == nil || options.contains(.refreshCached))
         if shouldDownload, let delegate, !delegate.imageManager(self, shouldDownloadImageFor: request.url) {
@@ -24,35 +32,42 @@ extension ImageManager {
         if unsupported, cachedResult == nil {
             // No loader handles the URL: a typed failure (SPEC R-5), where SDWebImage completes
             // with no image and no error.
-            let error = ImageLoaders.unsupportedURLError(request.url)
-            metrics.failure(error)
-            operation.end(.failure(error))
-            return
+            return .end(.failed(ImageLoaders.unsupportedURLError(request.url)))
         }
         guard shouldDownload else {
-            if let cachedResult {
-                metrics.loadDuration(source: cachedResult.cacheType, since: request.startTime)
-                operation.end(.success(cachedResult))
-            } else {
-                // No cached image and no download allowed: no image and no error (SPEC M-8).
-                operation.end(.success(ImageResult(image: nil, cacheType: .none, url: request.url)))
-            }
-            return
+            // No cached image and no download allowed: no image and no error (SPEC M-8).
+            return .end(.image(cachedResult ?? ImageResult(image: nil, cacheType: .none, url: request.url), timed: cachedResult != nil))
         }
-        if let cachedResult {
-            // refreshCached: the cached image first, then revalidate (SPEC M-8, D-10).
-            operation.deliver(cachedResult)
-        } else if let image = memoryImage(.beforeDownload, request) {
+        if cachedResult == nil, let image = memoryImage(.beforeDownload, request) {
             metrics.memoryHits.increment()
-            operation.end(.success(ImageResult(image: image, cacheType: .memory, url: request.url)))
-            return
+            return .end(.image(ImageResult(image: image, cacheType: .memory, url: request.url), timed: false))
         }
-        download(request, operation, hasCachedImage: cachedResult != nil)
+        return .download(cachedFirst: cachedResult)
+    }
+
+    /// A finished download, and whether its memory part was already stored.
+    struct Download: Sendable {
+        let value: ImageLoaderResult
+        /// The untransformed image was put in memory as the loader delivered it (see
+        /// ``download(_:_:revalidating:)``).
+        let storedInMemory: Bool
     }
 
     /// The download stage: asks the loader, with the cached entry's validators for a
-    /// `refreshCached` load and the priority set on the operation meanwhile.
-    private func download(_ request: ImageLoadRequest, _ operation: ImageCombinedOperation, hasCachedImage: Bool) {
+    /// `refreshCached` load and the priority set on the operation meanwhile, and returns the
+    /// finished download; `nil` for a 304 that keeps the cached copy (its dates refreshed, SPEC
+    /// D-10). Progress and partial images go to the operation as the loader reports them.
+    ///
+    /// An image that no transformer changes is put in memory in the loader's completion,
+    /// synchronously: the downloader completes its callers before it stops accepting new ones,
+    /// so a load of the same URL arriving meanwhile joins the download or finds the image,
+    /// never downloads it again.
+    ///
+    /// - Throws: the loader's error (the URL listed as failed when the error is permanent,
+    ///   SPEC M-3), or `cancelled`.
+    func download(
+        _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, revalidating: Bool
+    ) async throws(WebImageError) -> Download? {
         var context = request.context
         if request.options.contains(.refreshCached), let key = request.originalKey,
             let extended = request.originalCache.diskCache.extendedData(for: key)
@@ -62,40 +77,49 @@ extension ImageManager {
         }
         if let priority = operation.priorityOverride { context.downloadPriority = priority }
         metrics.downloads.increment()
+        // The final answer; the stream ends the wait when the task is cancelled, and ignores a
+        // second final answer from a loader that breaks its contract.
+        let (answers, answer) = AsyncStream.makeStream(of: LoaderAnswer.self, bufferingPolicy: .bufferingOldest(1))
         let token = request.loader.requestImage(
             with: request.url, options: request.options, context: context,
             progress: { received, expected, url in
                 operation.progress(request.progress, received: received, expected: expected, url: url)
             },
             completed: { [self] result in
-                downloadCompleted(result, request, operation, hasCachedImage: hasCachedImage)
+                guard !operation.isCancelled else { return answer.finish() }
+                if case .success(let value) = result, !value.finished {
+                    return previewArrived(value, request, operation)
+                }
+                var stored = false
+                if case .success(let value) = result, !(value.image.map(request.shouldTransform) ?? false) {
+                    storeInMemory(StorePlan(download: value, final: value.image, transformed: false, request: request))
+                    stored = true
+                }
+                answer.yield(LoaderAnswer(result: result, storedInMemory: stored))
+                answer.finish()
             })
         if !operation.attach(token) { token.cancel() }
-    }
-
-    /// What the loader answered: a 304 keeps the cached copy, a failure ends the load (and may
-    /// list the URL), a partial image is a preview, a finished download goes on to
-    /// ``finishDownload(_:_:_:)`` (transform, store, deliver).
-    private func downloadCompleted(
-        _ result: Result<ImageLoaderResult, WebImageError>, _ request: ImageLoadRequest,
-        _ operation: ImageCombinedOperation, hasCachedImage: Bool
-    ) {
-        guard !operation.isCancelled else { return }
-        switch result {
-        case .failure(.cacheNotModified) where hasCachedImage:
-            // 304: the cached copy stays (its dates refreshed); no second delivery (SPEC M-8, D-10).
+        var iterator = answers.makeAsyncIterator()
+        guard let final = await iterator.next() else { throw .cancelled }
+        try Self.checkCancellation()
+        switch final.result {
+        case .failure(.cacheNotModified) where revalidating:
             refreshDates(request)
-            operation.endSilently()
+            return nil
         case .failure(let error):
             recordFailedURL(error, request)
-            fail(error, request, operation)
-        case .success(let value) where !value.finished:
-            previewArrived(value, request, operation)
+            throw error
         case .success(let value):
             if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
             metrics.downloadBytes.increment(by: Int64(value.data.count))
-            finishDownload(value, request, operation)
+            return Download(value: value, storedInMemory: final.storedInMemory)
         }
+    }
+
+    /// The loader's final answer, as the download stage's stream carries it.
+    private struct LoaderAnswer: Sendable {
+        let result: Result<ImageLoaderResult, WebImageError>
+        let storedInMemory: Bool
     }
 
     /// Puts the URL on the failed-URL list when the error is permanent and neither the loader
@@ -113,7 +137,7 @@ extension ImageManager {
     }
 
     /// After a 304: rewrite the cached bytes so the entry's dates are fresh (expiry counts
-    /// from the last validation).
+    /// from the last validation). In the background: the rewrite outlives the load.
     private func refreshDates(_ request: ImageLoadRequest) {
         guard let key = request.originalKey else { return }
         let disk = request.originalCache.diskCache

@@ -38,6 +38,15 @@ extension ImageManager {
         }
     }
 
+    /// Whether the fast path looks in memory for a load with `key`, `options` and `context`
+    /// (the conditions of ``memoryImage(_:key:in:options:context:)`` for
+    /// ``MemoryLookup/fastPath``).
+    static func fastPathLooks(key: String?, options: WebImageOptions, context: WebImageContext) -> Bool {
+        key != nil && !options.contains(.fromLoaderOnly) && !options.contains(.avoidDecodeImage)
+            && (context.queryCacheType ?? .all).includesMemory && !options.contains(.refreshCached)
+            && !options.contains(.queryMemoryData)
+    }
+
     /// ``memoryImage(_:key:in:options:context:)`` for a started load (its final key and cache).
     func memoryImage(_ lookup: MemoryLookup, _ request: ImageLoadRequest) -> Image? {
         Self.memoryImage(lookup, key: request.finalKey, in: request.cache, options: request.options, context: request.context)

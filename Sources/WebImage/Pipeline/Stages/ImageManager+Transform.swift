@@ -3,23 +3,43 @@ import Dispatch
 import Foundation
 
 extension ImageManager {
-    /// The derive stage, after the cache query found the original: the final image is made
-    /// from it (the transformer on the original decoded with this load's options), stored
-    /// under the final key, and handed to the download decision as the cached image. Nothing
-    /// derived (the transform declined): the decision goes on with nothing cached.
+    /// The derive stage, after the cache query: a hit is the cached image as it is; the
+    /// original is made into the final image (the transformer on the original decoded with this
+    /// load's options), stored under the final key, and returned as the cached image. `nil`:
+    /// nothing cached, or nothing derived (the transform declined).
+    ///
+    /// - Throws: `imageTooLarge` (``checkTransformBudget(_:of:_:)``), or `cancelled`.
     func derive(
-        from original: Image, cacheType: ImageCacheType, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
-    ) async {
-        let derived: Image?
-        do throws(WebImageError) {
-            derived = try await transform(original, request, operation)
-        } catch {
-            return fail(error, request, operation)
+        _ lookup: CacheLookup, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
+    ) async throws(WebImageError) -> ImageCacheQueryResult? {
+        switch lookup {
+        case .miss:
+            return nil
+        case .hit(let result):
+            return result
+        case .original(let original, let cacheType):
+            let derived = try await transform(original, request, operation)
+            try Self.checkCancellation()
+            guard let derived else { return nil }
+            try await store(StorePlan(derived: derived, request: request), request)
+            return ImageCacheQueryResult(image: derived, cacheType: cacheType)
         }
-        guard !operation.isCancelled else { return }
-        guard let derived else { return decideDownload(request, operation, cached: nil) }
-        await store(StorePlan(derived: derived, request: request), request, operation)
-        decideDownload(request, operation, cached: ImageCacheQueryResult(image: derived, cacheType: cacheType))
+    }
+
+    /// The transform stage after a download (SPEC M-9): the delivered image — the transformed
+    /// one, or the downloaded one when the transformer does not apply or declines.
+    ///
+    /// - Throws: `imageTooLarge` (``checkTransformBudget(_:of:_:)``), or `cancelled`.
+    func transform(
+        _ download: Download, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
+    ) async throws(WebImageError) -> (image: Image?, transformed: Bool) {
+        guard let original = download.value.image, request.shouldTransform(original) else {
+            return (download.value.image, false)
+        }
+        // A transform that returned nothing because the load was cancelled stores nothing:
+        // the store stage reads the cancellation.
+        let transformed = try await transform(original, request, operation)
+        return (transformed ?? original, transformed != nil)
     }
 
     /// Runs the transformer on the cache's processing pool (never on the caller's or a network
@@ -34,7 +54,6 @@ extension ImageManager {
         _ image: Image, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
     ) async throws(WebImageError) -> Image? {
         guard let transformer = request.transformer, request.shouldTransform(image) else { return image }
-        guard !operation.isCancelled else { return nil }
         let key = request.originalKey ?? request.url.absoluteString
         let start = DispatchTime.now().uptimeNanoseconds
         let result = await sharedTransforms.run(

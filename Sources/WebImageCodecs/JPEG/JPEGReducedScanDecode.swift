@@ -1,0 +1,120 @@
+import CJPEGLib
+import Foundation
+import WebImageCore
+
+/// Progressive JPEG thumbnails from the least data (SPEC C-4a): a 1/8 decode of a progressive
+/// file that reads only the scans the 1/8 inverse DCT needs.
+///
+/// At 1/8 libjpeg-turbo's IDCT of a component at DCT scaled size 1 reads only the DC
+/// coefficient, yet a normal decode still entropy-decodes every AC scan into a whole-image
+/// coefficient buffer. Here the scan script (``JPEGScanScript``) is read by marker search, and
+/// libjpeg is given a stream of the original bytes minus the AC scans of those components. A
+/// component that libjpeg scales up by IDCT instead of upsampling (4:2:0 chroma is decoded at
+/// 2×2 per block at 1/8, and that reduced IDCT reads AC coefficients) keeps all its scans.
+///
+/// Interblock smoothing is off for the reduced stream: libjpeg-turbo smooths only when some low
+/// AC coefficients are not exact, which is true of the reduced stream but not of a complete
+/// file whose scans code every coefficient exactly, and so the pixels are identical to the
+/// normal 1/8 decode of the whole file. The reduced decode is used only when that holds:
+///
+/// - the file walks cleanly (see ``JPEGScanScript``): SOF2, the progression rules libjpeg
+///   checks, at most TurboJPEG's scan limit, complete up to EOI;
+/// - every coefficient of every component ends exact (Al = 0), so the whole-file decode does not
+///   smooth, and every DC is complete;
+/// - libjpeg confirms the output size and that the components planned DC-only are at DCT scaled
+///   size 1, and decodes the reduced stream without any warning.
+///
+/// Otherwise the caller decodes normally. What the reduced decode does not see is damage inside
+/// the AC scans it skips, which a strict normal decode reports as `badImageData`: such a file
+/// gives its (undamaged) thumbnail here.
+///
+/// Only 1/8: libjpeg-turbo's 1/4 and 1/2 IDCTs (`jpeg_idct_2x2` and `jpeg_idct_4x4` in
+/// `jidctred.c`, and their SIMD versions) read the odd-frequency coefficients up to row and
+/// column 7, which lie in every spectral band of a progressive script.
+enum JPEGReducedScanDecode {
+    /// The scale at which the reduced decode applies.
+    static let scaleDenominator = 8
+
+    /// Which scans a 1/8 decode of a file reads.
+    struct Plan: Equatable {
+        /// Per scan of the script: whether it is kept.
+        var keptScans: [Bool]
+        /// Bit `i` set: component `i` is decoded from its DC alone.
+        var dcOnlyComponents: UInt32
+    }
+
+    /// libjpeg-turbo's DCT scaled size for each component at 1/8 (`jpeg_calc_output_dimensions`:
+    /// a chroma component is scaled up by IDCT, by powers of two, while that replaces upsampling).
+    static func scaledSizes(_ components: [JPEGScanScript.Component]) -> [Int] {
+        let maxH = components.map(\.horizontalSampling).max() ?? 1
+        let maxV = components.map(\.verticalSampling).max() ?? 1
+        return components.map { c in
+            var size = 1
+            while size < 8, maxH % (c.horizontalSampling * size * 2) == 0, maxV % (c.verticalSampling * size * 2) == 0 {
+                size *= 2
+            }
+            return size
+        }
+    }
+
+    /// The plan for `script`, or `nil` when the reduced decode would not give the final pixels.
+    ///
+    /// For a whole file every coefficient of every component must end exact (see the type's
+    /// documentation). For a download still arriving (`script` walked as a prefix), the DC of
+    /// every component and every coefficient of the components kept whole must be exact: no
+    /// later scan can change what the 1/8 IDCT reads.
+    static func plan(_ script: JPEGScanScript) -> Plan? {
+        let sizes = scaledSizes(script.components)
+        var dcOnly: UInt32 = 0
+        for (index, size) in sizes.enumerated() where size == 1 { dcOnly |= 1 << index }
+        for (index, bits) in script.coefficientBits.enumerated() {
+            let needsAll = script.reachedEndOfImage || sizes[index] > 1
+            guard bits[0] == 0, !needsAll || bits.allSatisfy({ $0 == 0 }) else { return nil }
+        }
+        let kept = script.scans.map { scan in
+            scan.isDC || scan.components.contains { dcOnly & (1 << $0) == 0 }
+        }
+        // Nothing to gain when every scan is read anyway.
+        guard kept.contains(false) else { return nil }
+        return Plan(keptScans: kept, dcOnlyComponents: dcOnly)
+    }
+
+    /// The stream libjpeg decodes: the original bytes up to the first scan, then every kept scan
+    /// and every segment between scans (tables, restart intervals) in their order, then EOI.
+    static func reducedStream(_ b: UnsafeRawBufferPointer, script: JPEGScanScript, plan: Plan) -> [UInt8] {
+        guard let first = script.scans.first else { return [] }
+        var ranges: [Range<Int>] = [0..<first.range.lowerBound]
+        for (index, scan) in script.scans.enumerated() {
+            if plan.keptScans[index] { ranges.append(scan.range) }
+            if index + 1 < script.scans.count {
+                ranges.append(scan.range.upperBound..<script.scans[index + 1].range.lowerBound)
+            }
+        }
+        var stream: [UInt8] = []
+        stream.reserveCapacity(ranges.reduce(2) { $0 + $1.count })
+        for range in ranges { stream.append(contentsOf: b[range]) }
+        stream.append(contentsOf: [0xFF, 0xD9])
+        return stream
+    }
+
+    /// Decodes the progressive JPEG `b` at 1/8 into `out` (`size`, 4 bytes per pixel: RGBA, or
+    /// CMYK when `cmyk`) from its reduced stream. Returns `false`, with `out` to be overwritten,
+    /// when the reduced decode does not apply; the caller then decodes normally.
+    /// - Parameter acceptingPrefix: `b` is a download still arriving (progressive preview).
+    static func decode(
+        _ b: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, size: PixelSize, cmyk: Bool,
+        acceptingPrefix: Bool = false
+    ) -> Bool {
+        guard let script = try? JPEGScanScript(b, acceptingPrefix: acceptingPrefix), let plan = plan(script),
+            let destination = out.baseAddress, out.count >= size.pixelCount * 4
+        else { return false }
+        let stream = reducedStream(b, script: script, plan: plan)
+        let colorSpace = cmyk ? JCS_CMYK : JCS_EXT_RGBA
+        let rc = stream.withUnsafeBufferPointer { s in
+            wi_jpeg_decode_scaled_unsmoothed(
+                s.baseAddress, UInt(s.count), UInt32(scaleDenominator), Int32(colorSpace.rawValue),
+                plan.dcOnlyComponents, destination, size.width * 4, UInt32(size.width), UInt32(size.height), nil, 0)
+        }
+        return Int(rc) == WI_JPEG_OK
+    }
+}
