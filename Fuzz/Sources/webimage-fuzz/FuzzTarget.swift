@@ -21,7 +21,7 @@ struct FuzzTarget: Sendable {
     /// Every target, by name.
     static let all: [FuzzTarget] = [
         decodeTarget, headerTarget, requestPathTarget, sourceURLTarget, svgSanitizerTarget, diskIndexTarget,
-        colorProfileTarget, placeholderTarget, s3Target, jpegScansTarget,
+        colorProfileTarget, placeholderTarget, s3Target, jpegScansTarget, gainMapTarget,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -28,6 +28,13 @@ import WebImageCore
 /// and kept 4:4:4 at 0.9 and above. ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks first (aspect kept);
 /// ``/WebImageCore/EncodeOptions/maxFileSize`` follows ``/WebImageCore/FileSizeSearch``.
 ///
+/// **Gain maps** (SPEC H-2, H-3): a decode reads an Ultra HDR / ISO 21496-1 gain map into
+/// ``/WebImageCore/Image/gainMap`` (``JPEGGainMapReader``) unless
+/// ``/WebImageCore/DecodeOptions/decodesGainMap`` is off; an encode writes an image's map back
+/// with both metadata forms and an MPF index (``JPEGGainMapWriter``) unless
+/// ``/WebImageCore/EncodeOptions/keepsGainMap`` is off or a ``/WebImageCore/EncodeOptions/maxFileSize``
+/// is set (the size search covers the base only, so the map is left out).
+///
 /// Every call creates and destroys its own TurboJPEG instance, so one `JPEGCoder` can be used
 /// from any number of threads.
 public struct JPEGCoder: ProgressiveImageDecoding {
@@ -52,9 +59,13 @@ public struct JPEGCoder: ProgressiveImageDecoding {
         let header = try data.withUnsafeBytes { b in
             try JPEGDecompression.readHeader(b, handle: TurboJPEGHandle.decompressor())
         }
-        return ImageMetadata(
+        var metadata = ImageMetadata(
             format: .jpeg, pixelSize: header.size, frameCount: 1, isAnimated: false,
             orientation: header.orientation, hasAlpha: false, colorProfile: header.colorProfile)
+        data.withUnsafeBytes { b in
+            do throws(GainMapIssue) { metadata.gainMap = try JPEGGainMapReader.summary(b, base: header.size) } catch { metadata.gainMapIssue = error }
+        }
+        return metadata
     }
 
     /// Whether this coder encodes `format` (JPEG only).
@@ -69,9 +80,13 @@ public struct JPEGCoder: ProgressiveImageDecoding {
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
         }
-        let data = try JPEGCompression.encode(image, options: options)
-        guard let profile = EmbeddedProfile.iccData(for: image) else { return data }
-        return JPEGICCProfile.embed(profile, in: data)
+        let prepared = EncodeOptions(maxPixelSize: options.maxPixelSize, keepAnimation: false).preparedImage(image)
+        var data = try JPEGCompression.encode(prepared, options: options)
+        if let profile = EmbeddedProfile.iccData(for: image) {
+            data = JPEGICCProfile.embed(profile, in: data)
+        }
+        guard options.keepsGainMap, options.maxFileSize == nil, let map = prepared.gainMap else { return data }
+        return try JPEGGainMapWriter.assemble(primary: data, map: map, quality: options.clampedQuality)
     }
 
     /// JPEG can always be shown while it downloads (rows of a baseline file, passes of a

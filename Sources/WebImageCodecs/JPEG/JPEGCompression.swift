@@ -14,13 +14,14 @@ enum JPEGCompression {
         Int32(min(100, max(1, (quality * 100).rounded())))
     }
 
-    /// Encodes the first frame of `image` (orientation applied, alpha ignored) at `quality`.
-    static func compress(_ pixels: PixelBuffer, quality: Double) throws -> Data {
+    /// Encodes `pixels` (alpha ignored) at `quality`; with `grey`, as a one-component
+    /// greyscale JPEG of the red channel's luma (the pixels of a grey gain map, R = G = B).
+    static func compress(_ pixels: PixelBuffer, quality: Double, grey: Bool = false) throws -> Data {
         guard pixels.width <= 65_535, pixels.height <= 65_535 else {
             throw WebImageError.encodingFailed(reason: "\(pixels.width)x\(pixels.height) exceeds JPEG's 65535 limit")
         }
         let handle = try TurboJPEGHandle.compressor()
-        let subsampling = quality >= fullChromaQuality ? TJSAMP_444 : TJSAMP_420
+        let subsampling = grey ? TJSAMP_GRAY : quality >= fullChromaQuality ? TJSAMP_444 : TJSAMP_420
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize: UInt = 0
         defer { if let output { tjFree(output) } }
@@ -41,7 +42,8 @@ enum JPEGCompression {
         EncodeOptions(maxPixelSize: maxPixelSize, keepAnimation: false).preparedImage(image).pixels
     }
 
-    /// Encodes per `options` (see ``JPEGCoder/encode(_:format:options:)``).
+    /// Encodes per `options` (see ``JPEGCoder/encode(_:format:options:)``); `image` is already
+    /// prepared (upright, first frame, within the size limit) or is prepared here.
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
         let pixels = preparedPixels(of: image, maxPixelSize: options.maxPixelSize)
         let quality = options.clampedQuality

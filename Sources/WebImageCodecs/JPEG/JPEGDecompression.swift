@@ -139,13 +139,17 @@ enum JPEGDecompression {
                 pixels: pixels, scale: options.imageScale, orientation: resultOrientation,
                 format: .jpeg, hasAlpha: false)
             // CMYK was converted to RGB, and RGB to sRGB, while decompressing.
-            return ColorConversion.finish(
+            let finished = ColorConversion.finish(
                 image, profile: header.isCMYK || convertsInPlace ? nil : header.colorProfile, options: options)
+            guard options.decodesGainMap, !acceptDamage else { return finished }
+            return JPEGGainMapReader.attach(
+                to: finished, b, header: header, decoded: storedTarget, allocated: decodeSize,
+                scaleDenominator: scaleDenominator, options: options)
         }
     }
 
     /// Runs TurboJPEG into `out` (RGBA, or CMYK converted in place to RGBA).
-    private static func decompress(
+    static func decompress(
         _ b: UnsafeRawBufferPointer,
         into out: UnsafeMutableBufferPointer<UInt8>,
         size: PixelSize,

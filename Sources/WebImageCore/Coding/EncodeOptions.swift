@@ -12,6 +12,10 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Encode every frame of an animated image (formats that support animation); `false`
     /// encodes the first frame only.
     public var keepAnimation: Bool = true
+    /// Write the image's gain map (``Image/gainMap``) where the format carries one here (JPEG:
+    /// Ultra HDR and ISO 21496-1 together). Formats that cannot carry one leave it out whatever
+    /// this says. Default on; off writes the SDR base alone.
+    public var keepsGainMap: Bool = true
 
     public init(
         quality: Double = 0.9,

@@ -29,6 +29,13 @@ public final class Image: Sendable {
     /// to sRGB by default and leave this `nil`; with ``ColorManagement/preserve`` it is the
     /// source's profile, which the JPEG, PNG and WebP encoders embed.
     public let colorProfile: ColorProfile?
+    /// The gain map that turns this (SDR) image into its HDR rendition (SPEC H-2), `nil` when
+    /// there is none or it was dropped. Geometry steps carry it along; steps that change pixel
+    /// values leave it as it is. Its pixels count in ``cost``.
+    public let gainMap: GainMap?
+    /// Why the source's gain map was dropped (malformed metadata, limits…), `nil` when it was
+    /// kept or there was none.
+    public let gainMapIssue: GainMapIssue?
 
     /// Creates an image from frames. `frames` must not be empty and all frames must have the
     /// same size.
@@ -39,7 +46,9 @@ public final class Image: Sendable {
         format: ImageFormat = .unknown,
         loopCount: Int = 0,
         hasAlpha: Bool = true,
-        colorProfile: ColorProfile? = nil
+        colorProfile: ColorProfile? = nil,
+        gainMap: GainMap?,
+        gainMapIssue: GainMapIssue? = nil
     ) {
         precondition(!frames.isEmpty, "an Image needs at least one frame")
         precondition(scale > 0, "scale must be positive")
@@ -50,12 +59,30 @@ public final class Image: Sendable {
         self.loopCount = frames.count > 1 ? max(0, loopCount) : 0
         self.hasAlpha = hasAlpha
         self.colorProfile = colorProfile
+        self.gainMap = gainMap
+        self.gainMapIssue = gainMapIssue
         var seen = Set<ObjectIdentifier>()
         var total = 0
         for frame in frames where seen.insert(ObjectIdentifier(frame.pixels)).inserted {
             total += frame.pixels.byteCount
         }
-        self.cost = total
+        self.cost = total + (gainMap?.pixels.byteCount ?? 0)
+    }
+
+    /// Creates an image from frames, without a gain map. `frames` must not be empty and all
+    /// frames must have the same size.
+    public convenience init(
+        frames: [ImageFrame],
+        scale: Double = 1,
+        orientation: ImageOrientation = .up,
+        format: ImageFormat = .unknown,
+        loopCount: Int = 0,
+        hasAlpha: Bool = true,
+        colorProfile: ColorProfile? = nil
+    ) {
+        self.init(
+            frames: frames, scale: scale, orientation: orientation, format: format, loopCount: loopCount,
+            hasAlpha: hasAlpha, colorProfile: colorProfile, gainMap: nil)
     }
 
     /// A still image from one pixel buffer.
@@ -69,7 +96,22 @@ public final class Image: Sendable {
     ) {
         self.init(
             frames: [ImageFrame(pixels: pixels)], scale: scale, orientation: orientation,
-            format: format, loopCount: 0, hasAlpha: hasAlpha, colorProfile: colorProfile)
+            format: format, loopCount: 0, hasAlpha: hasAlpha, colorProfile: colorProfile, gainMap: nil)
+    }
+
+    /// A still image from one pixel buffer, with a gain map.
+    public convenience init(
+        pixels: PixelBuffer,
+        scale: Double = 1,
+        orientation: ImageOrientation = .up,
+        format: ImageFormat = .unknown,
+        hasAlpha: Bool = true,
+        colorProfile: ColorProfile? = nil,
+        gainMap: GainMap?
+    ) {
+        self.init(
+            frames: [ImageFrame(pixels: pixels)], scale: scale, orientation: orientation,
+            format: format, loopCount: 0, hasAlpha: hasAlpha, colorProfile: colorProfile, gainMap: gainMap)
     }
 
     /// The first frame's pixels (the poster frame of an animation).
@@ -86,7 +128,9 @@ public final class Image: Sendable {
     public var duration: Double { frames.reduce(0) { $0 + $1.duration } }
 
     /// A copy of this image's description with other frames (e.g. after a transform), keeping
-    /// scale, orientation, format, loop count, alpha and colour profile unless given.
+    /// scale, orientation, format, loop count, alpha and colour profile unless given. The gain
+    /// map is kept when the size and orientation stay (a step that changes pixel values); a
+    /// geometry step carries it itself (``carryingGainMap(from:_:)``), else it is dropped.
     public func replacing(
         frames: [ImageFrame],
         scale: Double? = nil,
@@ -94,10 +138,13 @@ public final class Image: Sendable {
         format: ImageFormat? = nil,
         hasAlpha: Bool? = nil
     ) -> Image {
-        Image(
-            frames: frames, scale: scale ?? self.scale, orientation: orientation ?? self.orientation,
+        let newOrientation = orientation ?? self.orientation
+        let keepsGeometry = frames.first.map { $0.pixels.width == width && $0.pixels.height == height } ?? false
+            && newOrientation == self.orientation
+        return Image(
+            frames: frames, scale: scale ?? self.scale, orientation: newOrientation,
             format: format ?? self.format, loopCount: loopCount, hasAlpha: hasAlpha ?? self.hasAlpha,
-            colorProfile: colorProfile)
+            colorProfile: colorProfile, gainMap: keepsGeometry ? gainMap : nil, gainMapIssue: gainMapIssue)
     }
 
     /// A copy of this image with the same frames and description but another colour profile
@@ -105,7 +152,7 @@ public final class Image: Sendable {
     public func replacing(colorProfile: ColorProfile?) -> Image {
         Image(
             frames: frames, scale: scale, orientation: orientation, format: format, loopCount: loopCount,
-            hasAlpha: hasAlpha, colorProfile: colorProfile)
+            hasAlpha: hasAlpha, colorProfile: colorProfile, gainMap: gainMap, gainMapIssue: gainMapIssue)
     }
 }
 

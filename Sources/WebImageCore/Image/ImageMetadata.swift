@@ -18,6 +18,11 @@ public struct ImageMetadata: Sendable, Hashable {
     /// The colour description the file carries (G-1), `nil` for untagged (sRGB) or when
     /// the reader does not look for it.
     public var colorProfile: ColorProfile?
+    /// The gain map the file carries (SPEC H-2), `nil` when none or when the reader does not
+    /// look for one (JPEG does).
+    public var gainMap: GainMapSummary?
+    /// Why a gain map the file signals cannot be used, `nil` otherwise.
+    public var gainMapIssue: GainMapIssue?
 
     public init(
         format: ImageFormat,

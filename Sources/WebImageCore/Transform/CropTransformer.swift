@@ -51,7 +51,7 @@ public struct CropTransformer: ImageTransformer {
 
     public func transform(_ image: Image, key: String) -> Image? {
         guard let r = rect.clipped(to: image.pixelSize) else { return nil }
-        return image.mappingFrames { $0.cropped(to: r) }
+        return image.mappingFrames { $0.cropped(to: r) }?.carryingGainMap(from: image) { $0.cropped(base: image.pixelSize, to: r) }
     }
 }
 

@@ -47,6 +47,6 @@ public struct ExtendTransformer: ImageTransformer {
         image.mappingFrames(hasAlpha: image.hasAlpha || fill.a < 255) { frame in
             guard x >= 0, y >= 0, x + frame.width <= size.width, y + frame.height <= size.height else { return nil }
             return frame.extended(to: size, x: x, y: y, fill: fill)
-        }
+        }?.carryingGainMap(from: image) { $0.extended(base: image.pixelSize, to: size, x: x, y: y) }
     }
 }

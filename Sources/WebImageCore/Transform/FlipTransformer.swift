@@ -19,6 +19,6 @@ public struct FlipTransformer: ImageTransformer {
     public func transform(_ image: Image, key: String) -> Image? {
         if !horizontal && !vertical { return image }
         let orientation: ImageOrientation = horizontal ? (vertical ? .down : .upMirrored) : .downMirrored
-        return image.mappingFrames { $0.applying(orientation) }
+        return image.mappingFrames { $0.applying(orientation) }?.carryingGainMap(from: image) { $0.applying(orientation) }
     }
 }

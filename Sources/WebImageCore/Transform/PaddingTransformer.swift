@@ -62,6 +62,6 @@ public struct PaddingTransformer: ImageTransformer {
                     }
                 }
             }
-        }
+        }?.carryingGainMap(from: image) { $0.extended(base: image.pixelSize, to: size, x: x0, y: y0) }
     }
 }

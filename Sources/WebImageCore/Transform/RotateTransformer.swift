@@ -32,9 +32,10 @@ public struct RotateTransformer: ImageTransformer {
         if degrees < 0 { degrees += 360 }
         let square = image.width == image.height
         if degrees == 0 { return image }
-        if degrees == 180 { return image.mappingFrames { $0.applying(.down) } }
-        if degrees == 90 && (fitSize || square) { return image.mappingFrames { $0.applying(.right) } }
-        if degrees == 270 && (fitSize || square) { return image.mappingFrames { $0.applying(.left) } }
+        for (quarter, orientation) in [(180.0, ImageOrientation.down), (90, .right), (270, .left)]
+        where degrees == quarter && (quarter == 180 || fitSize || square) {
+            return image.mappingFrames { $0.applying(orientation) }?.carryingGainMap(from: image) { $0.applying(orientation) }
+        }
         let radians = degrees * Double.pi / 180
         let w = Double(image.width)
         let h = Double(image.height)
@@ -48,7 +49,8 @@ public struct RotateTransformer: ImageTransformer {
         }
         guard isAllowedOutput(width: outW, height: outH) else { return nil }
         let size = PixelSize(width: outW, height: outH)
-        return image.mappingFrames(hasAlpha: true) { $0.rotated(radians: radians, into: size) }
+        // A gain map is not turned by other angles: the result has none (and says why).
+        return image.mappingFrames(hasAlpha: true) { $0.rotated(radians: radians, into: size) }?.carryingGainMap(from: image) { _ in nil }
     }
 }
 

@@ -70,6 +70,6 @@ public struct TrimTransformer: ImageTransformer {
         guard let first = image.frames.first?.pixels,
               let box = first.trimBox(threshold: threshold, background: background, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         else { return image }
-        return image.mappingFrames { $0.cropped(to: box) }
+        return image.mappingFrames { $0.cropped(to: box) }?.carryingGainMap(from: image) { $0.cropped(base: image.pixelSize, to: box) }
     }
 }

@@ -34,6 +34,8 @@ struct ImageInfo: Sendable, Encodable {
     /// The ThumbHash, base64.
     var thumbhash: String
     var dominantColors: [Color]
+    /// The HDR the source carries (SPEC H-5): its gain map, or why one it signals was dropped.
+    var hdr: HDRInfo
 
     enum CodingKeys: String, CodingKey {
         case width, height, format, frames
@@ -46,6 +48,7 @@ struct ImageInfo: Sendable, Encodable {
         case blurhashComponents = "blurhash_components"
         case thumbhash
         case dominantColors = "dominant_colors"
+        case hdr
     }
 
     /// The info of a source described by `metadata` (`durationMs` from its frame table), of
@@ -66,6 +69,7 @@ struct ImageInfo: Sendable, Encodable {
         blurhashComponents = summary.blurHashComponents.description
         thumbhash = summary.thumbHash
         dominantColors = summary.dominantColors.map { Color(hex: $0.hex, share: ($0.share * 1000).rounded() / 1000) }
+        hdr = HDRInfo(metadata: metadata)
     }
 
     /// The JSON body: keys sorted, so equal infos give equal bytes.

@@ -11,7 +11,12 @@ extension ImageProcessor {
         _ source: SourceImage, options: ProcessingOptions, components: BlurHashComponents?, metrics: ServiceMetrics,
         decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
-        let header = try limits.checkHeader(source.data, format: source.format)
+        var header = try limits.checkHeader(source.data, format: source.format)
+        if source.format == .jpeg, let jpeg = try? JPEGCoder().readMetadata(source.data) {
+            // The gain map (`hdr`): JPEG's reader finds it, the generic header reader does not.
+            header.gainMap = jpeg.gainMap
+            header.gainMapIssue = jpeg.gainMapIssue
+        }
         decodes.increment()
         let decodeStart = ContinuousClock.now
         let image = try infoDecode(source.data, header: header, options: options, metrics: metrics)

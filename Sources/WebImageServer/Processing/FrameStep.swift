@@ -32,7 +32,11 @@ extension ProcessingStep {
             return cancellation?.isCancelled == true ? nil : frame
         }
         if cancellation?.isCancelled == true { throw .timedOut }
-        guard let result = mapped else { throw .unprocessable("transform failed") }
+        guard var result = mapped else { throw .unprocessable("transform failed") }
+        if let map = current.image.gainMap {
+            result = result.replacing(gainMap: GainMapGeometry.carry(
+                map, source: current.image.pixelSize, plan: plan, reduction: current.reduction, resampler: current.resampler))
+        }
         if context.options.background != nil {
             context.image = result.replacing(frames: result.frames, hasAlpha: false)
         } else if !result.hasAlpha, plan.canvas != nil || plan.padding != nil {

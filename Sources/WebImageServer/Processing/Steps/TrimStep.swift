@@ -11,6 +11,7 @@ extension ProcessingStep {
             threshold: trim.threshold, background: color, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical),
             let trimmed = context.image.mappingFrames({ $0.cropped(to: box) })
         else { return }
-        context.image = trimmed
+        let source = context.image
+        context.image = trimmed.carryingGainMap(from: source) { $0.cropped(base: source.pixelSize, to: box) }
     }
 }

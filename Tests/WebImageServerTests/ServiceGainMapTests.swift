@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageTesting
+
+@testable import WebImageServer
+
+/// Gain maps through the service (SPEC H-3, H-5): kept by `rs:fit` to JPEG, reported by `/info`.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ServiceGainMapTests {
+    struct HDRJSON: Decodable {
+        struct Map: Decodable {
+            var width: Int, height: Int, channels: Int
+            var headroom: Double
+        }
+        var type: String
+        var gain_map: Map?
+    }
+
+    struct InfoJSON: Decodable { var hdr: HDRJSON }
+
+    @Test("Given an Ultra HDR JPEG, when rendered rs:fit:400 as JPEG, then the result keeps its map at the same fraction; /info reports it", .enabled(if: Corpus.isAvailable))
+    func fitKeepsMap() async throws {
+        let data = try Corpus.data("sdwebimage/TestHDR.jpeg")
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/hdr.jpg", .ok(data, contentType: "image/jpeg"))
+        let reply = try await harness.get(harness.plainPath("/hdr.jpg", options: "rs:fit:400:400", ext: "jpg"))
+        #expect(reply.status == 200)
+        let result = try JPEGCoder().decode(reply.body, options: .default)
+        #expect(result.pixelSize == PixelSize(width: 267, height: 400))
+        let map = try #require(result.gainMap, "\(String(describing: result.gainMapIssue))")
+        #expect(map.pixelSize == result.pixelSize && map.channelCount == 3)
+        #expect(abs(map.metadata.headroom - 16) < 1e-9)
+
+        let info = try JSONDecoder().decode(InfoJSON.self, from: try await harness.get("/info" + harness.plainPath("/hdr.jpg")).body)
+        #expect(info.hdr.type == "gain_map")
+        #expect(info.hdr.gain_map?.width == 1662 && info.hdr.gain_map?.height == 2493 && info.hdr.gain_map?.channels == 3)
+        #expect(info.hdr.gain_map?.headroom == 16)
+    }
+}
