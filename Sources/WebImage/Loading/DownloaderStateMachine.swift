@@ -37,7 +37,7 @@ struct DownloadCallerID: Hashable, Sendable {
 /// free, the callers are handed over, and the download still accepts callers — they get the
 /// same body — until the owner has delivered it (``endDelivery(_:)``, removed). Without that
 /// phase a request arriving while the body is decoded found neither the download nor (yet) the
-/// image in a memory cache, and downloaded the URL a second time (issue #13, item 7).
+/// image in a memory cache, and downloaded the URL a second time.
 /// A download accepts new callers only while queued, running or delivering; once it completed,
 /// failed or was cancelled, a request for the same URL creates a new download.
 ///

@@ -11,7 +11,7 @@ import WebImageCore
 /// differ from the frame before it (at least 1×1), placed by the `fcTL` offsets. Blending
 /// "source" replaces that rectangle exactly — transparent pixels included — and disposal
 /// "none" keeps the rest, so every displayed frame equals the frame added, while an animation
-/// whose frames change a little (the usual case, and the 4,096-frame GIF of issue #12)
+/// whose frames change a little (the usual case, long GIF animations included)
 /// compresses only what changed. The writer holds the previous frame for the comparison.
 ///
 /// One pixel layout for the whole file: RGBA when the writer was made with alpha, else RGB.

@@ -16,7 +16,7 @@ enum SPNGEncoding {
         // zlib's default strategy instead of libspng's Z_FILTERED (level 6 and adaptive row
         // filters either way, as Pillow writes): on photo-like images deflate then finds its
         // matches in a quarter less time for files ~4 % larger — the same size Pillow writes
-        // (issue #15; docs/PERFORMANCE.md, "PNG encoding").
+        // (docs/PERFORMANCE.md, "PNG encoding").
         rc = spng_set_option(ctx, SPNG_IMG_COMPRESSION_STRATEGY, zlibDefaultStrategy)
         guard rc == 0 else { throw failure(rc) }
         var ihdr = spng_ihdr()
