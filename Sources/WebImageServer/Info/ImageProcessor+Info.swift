@@ -53,7 +53,7 @@ extension ImageProcessor {
                 return try decoder.decode(data, scaleDenominator: denominator, options: decodeOptions)
             }
             metrics.recordDecode(scaleDenominator: 1)
-            return try coders.decode(data, options: decodeOptions)
+            return try decodeWhole(data, format: header.format, options: decodeOptions)
         } catch let error as WebImageError {
             if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
             if case .unsupportedFormat = error { throw .notAnImage }

@@ -56,6 +56,7 @@ public enum ImageServiceSettings {
         Setting(name: "max-result-bytes", meaning: "largest encoded result in bytes (then 422)", defaultValue: "67108864", repeatable: false),
         Setting(name: "max-result-resolution", meaning: "largest result in megapixels, checked before processing (then 400)", defaultValue: "50", repeatable: false),
         Setting(name: "max-processing-memory", meaning: "bytes of result-sized canvases one request may hold while processing (then 400)", defaultValue: "1073741824", repeatable: false),
+        Setting(name: "max-svg-time", meaning: "seconds an SVG source may take to draw (then 422); its elements (100000) and filter primitives (256) are counted before parsing (then 413)", defaultValue: "10", repeatable: false),
         Setting(name: "sanitize-svg", meaning: "remove scripts, event handlers and external references from SVG answered as SVG", defaultValue: "true", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
         Setting(name: "result-store", meaning: "where rendered results and /info answers are also kept for other instances and restarts: a directory (/path or file:///path) every instance mounts, or s3://bucket/prefix at the S3 endpoint of the s3-* settings and AWS credentials (use-s3 not needed; the bucket rules do not apply)", defaultValue: "none", repeatable: false),
@@ -207,6 +208,10 @@ public enum ImageServiceSettings {
         }
         if let value = try int("max-processing-memory", 1_048_576...Int.max) { configuration.limits.maxProcessingBytes = value }
         if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
+        if let text = one("max-svg-time") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "max-svg-time: '\(text)' is not seconds") }
+            configuration.limits.svgBudget.maxDuration = seconds
+        }
         if let value = try bool("sanitize-svg") { configuration.sanitizeSVG = value }
         if let text = one("keep-alive-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "keep-alive-timeout: '\(text)' is not seconds") }
