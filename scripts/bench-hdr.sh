@@ -9,7 +9,7 @@ ROUNDS=${1:-5}
 ITERATIONS=${2:-3}
 SWIFT=${SWIFT:-swift}
 CORPUS=${WEBIMAGE_CORPUS:-$(cd .. && pwd)/shared/corpus}
-PYTHON=$(bash scripts/bench-hdr-venv.sh)
+PYTHON=$(bash scripts/python-venv.sh hdr-bench)
 # shellcheck disable=SC2086 # SWIFT_BUILD_FLAGS is a list of flags
 "$SWIFT" build -c release --product webimage-bench ${SWIFT_BUILD_FLAGS:-} >&2
 # shellcheck disable=SC2086
