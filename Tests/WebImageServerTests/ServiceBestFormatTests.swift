@@ -6,7 +6,7 @@ import WebImageTesting
 
 /// `format:best`/`@best` (SPEC V-15) over HTTP on loopback: the answer is the smallest
 /// candidate that meets the target, checked against asking for every candidate one by one.
-@Suite(.timeLimit(.minutes(10))) struct ServiceBestFormatTests {
+@Suite(.timeLimit(.minutes(30))) struct ServiceBestFormatTests {
     static let accept = [("Accept", "image/avif,image/webp,image/*")]
     static let corpus = [
         "jpeg-misc/progressive/3.jpg", "sdwebimage/TestImageStatic.webp", "jpeg-libjpeg-turbo/testorig.jpg",
