@@ -86,7 +86,8 @@ struct QualitySearch {
                 return Outcome(chosen: nearestMiss, trials: trials)
             }
             if trials.count >= Self.maximumEncodes {
-                return Outcome(chosen: best ?? nearestMiss ?? trials[trials.count - 1], trials: trials)
+                if let best { return Outcome(chosen: best, trials: trials) }
+                return try rangeEnd(trials, encode: encode, score: score, bySize: bySize)
             }
             let aim = bySize ? target - allowed / 2 : target + allowed / 2
             var next: Double
@@ -110,11 +111,25 @@ struct QualitySearch {
                 let from = trials[trials.count - 1].quality
                 candidate = clamp(meets(trials[trials.count - 1].value) == bySize ? from + 1 : from - 1)
                 if trials.contains(where: { $0.quality == candidate }) {
-                    return Outcome(chosen: best ?? nearestMiss ?? trials[trials.count - 1], trials: trials)
+                    if let best { return Outcome(chosen: best, trials: trials) }
+                    return try rangeEnd(trials, encode: encode, score: score, bySize: bySize)
                 }
             }
             quality = candidate
         }
+    }
+
+    /// When no encode met the target: the range's end (max for a score, min for a size),
+    /// encoded now if it was not tried.
+    private func rangeEnd(
+        _ trials: [Trial], encode: (Int) throws(ImageServiceError) -> Data, score: (Data) throws(ImageServiceError) -> Double,
+        bySize: Bool
+    ) throws(ImageServiceError) -> Outcome {
+        let end = bySize ? settings.minQuality : settings.maxQuality
+        if let tried = trials.first(where: { $0.quality == end }) { return Outcome(chosen: tried, trials: trials) }
+        let data = try encode(end)
+        let trial = Trial(quality: end, data: data, value: bySize ? Double(data.count) : try score(data))
+        return Outcome(chosen: trial, trials: trials + [trial])
     }
 
     private func clamp(_ quality: Int) -> Int { min(max(quality, settings.minQuality), settings.maxQuality) }
