@@ -77,6 +77,7 @@ public struct JPEGCoder: ProgressiveImageDecoding {
     /// - Throws: ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)`` for another format,
     ///   ``/WebImageCore/WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
         }
