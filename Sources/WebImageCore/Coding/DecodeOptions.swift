@@ -36,7 +36,7 @@ public struct DecodeOptions: Sendable, Hashable {
     /// What to do with the source's colour description (G-2, G-3): convert to sRGB
     /// (default), keep the pixels and attach the profile, or ignore it.
     public var colorManagement: ColorManagement = .convertToSRGB
-    /// Whether a JPEG's gain map (Ultra HDR, ISO 21496-1) is decoded into
+    /// Whether a JPEG's gain map (Ultra HDR, ISO 21496-1) or a HEIC's Apple HDR gain map is decoded into
     /// ``Image/gainMap`` at the image's scale (SPEC H-2). On by default; off decodes the SDR
     /// base alone and costs nothing extra.
     public var decodesGainMap: Bool = true

@@ -13,7 +13,7 @@ import WebImage
 /// A request takes one of two paths (docs/ARCHITECTURE.md lists the steps): the hit path
 /// (`knownReply`) answers a path answered before from memory; the full path (`freshReply`,
 /// `ImageService+RequestLine.swift`) parses, admits, fetches, renders and answers, for an
-/// image and for `/info` alike (``ServiceOutput``).
+/// image and for `/info` alike (`ServiceOutput`).
 public final class ImageService: Sendable {
     /// The configuration it runs with.
     public let configuration: ImageServiceConfiguration
