@@ -75,6 +75,7 @@ public struct AVIFCoder: AnimatedImageDecoding {
             format: .avif, pixelSize: handle.canvasSize, orientation: handle.orientation, hasAlpha: handle.hasAlpha,
             colorProfile: handle.colorProfile)
         metadata.frameCount = handle.frameCount
+        metadata.bitDepth = handle.decoderImage.map { Int($0.pointee.depth) }
         metadata.isAnimated = handle.frameCount > 1
         metadata.loopCount = handle.frameCount > 1 ? 0 : nil
         return metadata

@@ -86,6 +86,7 @@ public struct HEIFCoder: ImageCoder {
             format: ImageFormat.detect(data), pixelSize: primary.size, hasAlpha: primary.hasAlpha,
             colorProfile: primary.colorProfile)
         metadata.frameCount = 1
+        metadata.bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(primary.handle))
         metadata.isAnimated = ImageFormat.isAnimated(data)
         do throws(GainMapIssue) { metadata.gainMap = try primary.appleGainMapSummary() } catch { metadata.gainMapIssue = error }
         return metadata

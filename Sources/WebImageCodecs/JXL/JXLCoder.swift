@@ -110,10 +110,12 @@ public struct JXLCoder: AnimatedImageDecoding {
                 continue
             }
         }
-        return ImageMetadata(
+        var metadata = ImageMetadata(
             format: .jxl, pixelSize: session.size, frameCount: max(1, frameCount), isAnimated: frameCount > 1,
             loopCount: frameCount > 1 ? session.loopCount : nil, orientation: session.orientation, hasAlpha: session.hasAlpha,
             colorProfile: profile)
+        metadata.bitDepth = Int(session.info.bits_per_sample)
+        return metadata
     }
 }
 
