@@ -64,6 +64,7 @@ public struct JPEGCoder: ProgressiveImageDecoding {
             orientation: header.orientation, hasAlpha: false, colorProfile: header.colorProfile)
         data.withUnsafeBytes { b in
             do throws(GainMapIssue) { metadata.gainMap = try JPEGGainMapReader.summary(b, base: header.size) } catch { metadata.gainMapIssue = error }
+            metadata.bitDepth = 8
         }
         return metadata
     }
@@ -77,6 +78,7 @@ public struct JPEGCoder: ProgressiveImageDecoding {
     /// - Throws: ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)`` for another format,
     ///   ``/WebImageCore/WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
         }
