@@ -62,13 +62,15 @@ static void vertical_portable(
 
 #if WI_X86
 
+/// Pass 1 of the horizontal kernels: the row's span `first…last` as even pixel pairs in
+/// `scratch`, entry j = [r₂ⱼ r₂ⱼ₊₁ g₂ⱼ g₂ⱼ₊₁ b₂ⱼ b₂ⱼ₊₁ a₂ⱼ a₂ⱼ₊₁] as int16 (a pixel past the row
+/// is zero).
 __attribute__((target("avx2")))
-static void horizontal_avx2(
+static void even_pairs_avx2(
     const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
-    const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
-    // Pass 1: the row as even pixel pairs, entry j = [r₂ⱼ r₂ⱼ₊₁ g₂ⱼ g₂ⱼ₊₁ b₂ⱼ b₂ⱼ₊₁ a₂ⱼ a₂ⱼ₊₁]
-    // as int16 (a pixel past the row is zero). Four pixels in a 128-bit lane become two
-    // entries with one byte shuffle each (-1 zeroes the high bytes).
+    int16_t *scratch) {
+    // Four pixels in a 128-bit lane become two entries with one byte shuffle each (-1 zeroes
+    // the high bytes).
     const __m256i pairs01 = _mm256_setr_epi8(
         0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1,
         0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1);
@@ -100,6 +102,13 @@ static void horizontal_avx2(
             e[2 * c + 1] = second ? q[4 + c] : 0;
         }
     }
+}
+
+__attribute__((target("avx2")))
+static void horizontal_avx2(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
+    even_pairs_avx2(row, row_width, outputs, starts, counts, scratch);
     // Pass 2: each output from the entries at its even start, four taps per multiply-add; an
     // odd start's first weight is zero (the layout `wi_resample_horizontal` describes).
     const __m128i half = _mm_set1_epi32(1 << (shift - 1));
@@ -120,6 +129,40 @@ static void horizontal_avx2(
         __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
         sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);
         // The low 16 bits of each lane (the Swift pass truncates the same way).
+        _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));
+    }
+}
+
+/// The horizontal kernel with pass 2 on 512-bit registers (AVX-512BW): one block of eight
+/// taps per multiply-add, the block layout read as one vector.
+__attribute__((target("avx2,avx512f,avx512bw")))
+static void horizontal_avx512(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
+    even_pairs_avx2(row, row_width, outputs, starts, counts, scratch);
+    const __m128i half = _mm_set1_epi32(1 << (shift - 1));
+    const __m128i off = _mm_set1_epi32(offset);
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m128i low16 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;
+        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;
+        const int16_t *w = weights + i * block_stride * 32;
+        const int16_t *e = scratch + start * 4;
+        __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+        ptrdiff_t b = 0;
+        for (; b + 2 <= blocks; b += 2) {
+            acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(e + b * 32), _mm512_loadu_si512(w + b * 32)));
+            acc1 = _mm512_add_epi32(
+                acc1, _mm512_madd_epi16(_mm512_loadu_si512(e + b * 32 + 32), _mm512_loadu_si512(w + b * 32 + 32)));
+        }
+        if (b < blocks) {
+            acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(e + b * 32), _mm512_loadu_si512(w + b * 32)));
+        }
+        const __m512i acc = _mm512_add_epi32(acc0, acc1);
+        const __m256i quarter = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+        __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(quarter), _mm256_extracti128_si256(quarter, 1));
+        sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);
         _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));
     }
 }
@@ -234,15 +277,17 @@ static void vertical_neon(
 
 // MARK: Dispatch
 
-int wi_resample_kernels_level(void) {
+static int detect_level(void) {
 #if WI_X86 || WI_NEON
     const char *forced = getenv("WEBIMAGE_RESAMPLE_KERNELS");
     if (forced && strcmp(forced, "portable") == 0) return 0;
 #endif
 #if WI_X86
-    // Reads what the runtime's start-up CPU check recorded (CPUID, and XGETBV for the OS's
-    // saving of the YMM registers).
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
+    // What the runtime's start-up CPU check recorded (CPUID, and XGETBV for the operating
+    // system's saving of the vector registers).
+    if (!__builtin_cpu_supports("avx2")) return 0;
+    if (forced && strcmp(forced, "avx2") == 0) return 1;
+    return __builtin_cpu_supports("avx512bw") ? 3 : 1;
 #elif WI_NEON
     return 2;
 #else
@@ -250,20 +295,38 @@ int wi_resample_kernels_level(void) {
 #endif
 }
 
+int wi_resample_kernels_level(void) {
+    // Found once per process; threads racing on the first call store the same value.
+    static int cached = -1;
+    int level = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (level < 0) {
+        level = detect_level();
+        __atomic_store_n(&cached, level, __ATOMIC_RELAXED);
+    }
+    return level;
+}
+
 void wi_resample_horizontal(
-    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
     if (outputs <= 0) return;
 #if WI_X86
-    if (wi_resample_kernels_level() == 1) {
+    if (level > wi_resample_kernels_level()) level = 0;
+    if (level == 3) {
+        horizontal_avx512(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
+        return;
+    }
+    if (level == 1) {
         horizontal_avx2(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
         return;
     }
 #elif WI_NEON
     (void)row_width;
     (void)scratch;
-    horizontal_neon(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
-    return;
+    if (level == 2) {
+        horizontal_neon(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
+        return;
+    }
 #endif
     (void)row_width;
     (void)scratch;
@@ -271,15 +334,16 @@ void wi_resample_horizontal(
 }
 
 void wi_resample_vertical(
-    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
     uint8_t *out) {
+    if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
-    if (wi_resample_kernels_level() == 1 && pair_count <= 64) {
+    if ((level == 1 || level == 3) && pair_count <= 64) {
         vertical_avx2(rows, weights, pair_count, width, shift, out);
         return;
     }
 #elif WI_NEON
-    if (pair_count <= 64) {
+    if (level == 2 && pair_count <= 64) {
         vertical_neon(rows, weights, pair_count, width, shift, out);
         return;
     }

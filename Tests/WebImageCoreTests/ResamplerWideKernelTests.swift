@@ -2,8 +2,9 @@ import Testing
 import WebImageTesting
 @testable import WebImageCore
 
-/// The machine-width kernels (AVX2 or NEON, ``WideKernels``) against the portable fixed-point
-/// passes they stand in for, and the portable passes forced on a machine that has wide ones.
+/// The machine-width kernels (AVX2, AVX-512BW or NEON, ``WideKernels``) against the portable
+/// fixed-point passes they stand in for, and the portable passes forced on a machine that has
+/// wide ones.
 @Suite("Resampler wide kernels")
 struct ResamplerWideKernelTests {
     /// Random opaque noise with some structure (so kernels overshoot and clamp), `width`×`height`.
@@ -15,14 +16,15 @@ struct ResamplerWideKernelTests {
     }
 
     @Test(
-        "Given random opaque images and sizes, when resampled by the wide kernels and by the portable passes, then the pixels are identical",
+        "Given random opaque images and sizes, when resampled by each wide kernel set and by the portable passes, then the pixels are identical",
         .enabled(if: WideKernels.available, "this CPU has no AVX2 (or NEON), so only the portable passes run"),
-        arguments: ResizeFilter.allCases)
-    func wideMatchesPortable(_ filter: ResizeFilter) {
+        arguments: ResizeFilter.allCases, WideKernels.levels)
+    func wideMatchesPortable(_ filter: ResizeFilter, level: Int32) {
         var random = SeededRandom(seed: 0x5EED_0000 &+ UInt64(ResizeFilter.allCases.firstIndex(of: filter)!))
-        let wide = Resampler(filter: filter)
+        var wide = Resampler(filter: filter)
+        wide.kernelLevel = level
         var portable = Resampler(filter: filter)
-        portable.usesWideKernels = false
+        portable.kernelLevel = 0
         // Shrinks (wide kernels, many 8-tap blocks), enlargements (few taps), widths below and
         // around 8 (the AVX2 tails), and the row's last pixels read through the tail copy.
         for _ in 0..<12 {
@@ -34,7 +36,7 @@ struct ResamplerWideKernelTests {
             let a = wide.resample(input, to: size), b = portable.resample(input, to: size)
             var differing = 0
             for (p, q) in zip(a.bytes, b.bytes) where p != q { differing += 1 }
-            #expect(differing == 0, "\(filter) \(sw)×\(sh) → \(dw)×\(dh): \(differing) bytes differ")
+            #expect(differing == 0, "\(WideKernels.name(level)) \(filter) \(sw)×\(sh) → \(dw)×\(dh): \(differing) bytes differ")
         }
         // A fractional region (the kernel's first input is not 0).
         let input = Self.randomOpaque(width: 257, height: 131, random: &random)
@@ -42,7 +44,7 @@ struct ResamplerWideKernelTests {
         let size = PixelSize(width: 77, height: 41)
         #expect(
             wide.resample(input, to: size, region: region).bytes == portable.resample(input, to: size, region: region).bytes,
-            "\(filter) region")
+            "\(WideKernels.name(level)) \(filter) region")
     }
 
     @Test(
@@ -50,7 +52,7 @@ struct ResamplerWideKernelTests {
         arguments: [ResizeFilter.lanczos3, .bilinear])
     func portableForced(_ filter: ResizeFilter) {
         var portable = Resampler(filter: filter)
-        portable.usesWideKernels = false
+        portable.kernelLevel = 0
         var float = Resampler(filter: filter)
         float.usesFixedPoint = false
         let inputs = [
@@ -64,7 +66,7 @@ struct ResamplerWideKernelTests {
                 var worst = 0
                 for (a, b) in zip(p.bytes, f.bytes) { worst = max(worst, abs(Int(a) - Int(b))) }
                 #expect(worst <= 1, "\(filter) \(size): portable and Float differ by up to \(worst)")
-                #expect(p.bytes == w.bytes, "\(filter) \(size): portable and default (\(WideKernels.name)) differ")
+                #expect(p.bytes == w.bytes, "\(filter) \(size): portable and default (\(Resampler.vectorKernels)) differ")
             }
         }
     }

@@ -4,9 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// The widest kernel set this CPU runs: 0 the portable Swift passes only, 1 AVX2 (x86-64,
-/// checked at run time), 2 NEON (arm64, always present there). The environment variable
-/// `WEBIMAGE_RESAMPLE_KERNELS=portable` makes it 0 (to compare, or to rule the kernels out).
+/// The widest kernel set this CPU runs: 0 none (the portable Swift passes), 1 AVX2 (x86-64,
+/// checked at run time), 2 NEON (arm64, always present there), 3 AVX-512BW (x86-64, checked at
+/// run time; the horizontal pass on 512-bit registers, the rest as AVX2). The environment
+/// variable `WEBIMAGE_RESAMPLE_KERNELS=portable` makes it 0 and `=avx2` at most 1 (to compare,
+/// or to rule the kernels out).
 int wi_resample_kernels_level(void);
 
 /// The horizontal fixed-point pass over one opaque RGBA8 row.
@@ -25,16 +27,20 @@ int wi_resample_kernels_level(void);
 /// `scratch`: at least `(row_width + 16) * 4` `int16`, zeroed once by the caller (entries past
 /// the row stay zero). Pixels are read only
 /// inside `row[0..<row_width]`.
+///
+/// `level`: the kernel set (`wi_resample_kernels_level()` or a lower one this CPU has; one it
+/// lacks runs portable C).
 void wi_resample_horizontal(
-    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out);
 
 /// The vertical fixed-point pass: one output row of `width` RGBA8 pixels from `pair_count`
 /// pairs of filtered rows (`rows[2t]`, `rows[2t + 1]`, `width * 4` `int16` each) and their
 /// weights (`weights[8t]` and `weights[8t + 1]`: the layout of eight `int16` per pair):
 /// `clamp(((sum + (1 << (shift - 1))) >> shift) + 128, 0, 255)`.
+/// `level` as for `wi_resample_horizontal`.
 void wi_resample_vertical(
-    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
     uint8_t *out);
 
 #endif

@@ -44,16 +44,17 @@ public struct Resampler: Sendable {
     /// (``FixedPointKernel``; the default) rather than the `Float` one. The two agree within
     /// one level per channel; tests turn it off to compare them.
     var usesFixedPoint = true
-    /// Whether the fixed-point passes run at the machine's vector width (``WideKernels``: AVX2
-    /// or NEON) where it has one (the default); the pixels are the same either way. Tests turn
-    /// it off to compare, and to exercise the portable passes on any machine.
-    var usesWideKernels = true
+    /// The kernel set of the fixed-point passes (``WideKernels/level``): the machine's widest
+    /// (the default) or 0, the portable Swift passes; the pixels are the same either way. Tests
+    /// set it to compare every set this machine has, and to exercise the portable passes.
+    var kernelLevel: Int32 = WideKernels.level
 
-    /// The vector kernels the fixed-point passes for opaque pixels run on here: "avx2" (x86-64
-    /// CPUs that have it, found at run time), "neon" (arm64) or "portable" (the Swift passes at
-    /// the architecture's baseline, also when `WEBIMAGE_RESAMPLE_KERNELS=portable` is set). The
+    /// The vector kernels the fixed-point passes for opaque pixels run on here: "avx2" or
+    /// "avx512bw" (x86-64 CPUs that have them, found at run time), "neon" (arm64) or "portable"
+    /// (the Swift passes at the architecture's baseline, also when
+    /// `WEBIMAGE_RESAMPLE_KERNELS=portable` is set; `=avx2` caps it at AVX2). The
     /// pixels are the same with every one.
-    public static var vectorKernels: String { WideKernels.name }
+    public static var vectorKernels: String { WideKernels.name(WideKernels.level) }
 
     /// Creates a resampler.
     public init(filter: ResizeFilter = .lanczos3, maxThreads: Int = 1) {
@@ -82,7 +83,7 @@ public struct Resampler: Sendable {
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
         let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
         let threads = maxThreads
-        let wide = usesWideKernels && WideKernels.available
+        let level = min(kernelLevel, WideKernels.level)
         // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
         // rows left are not computed (the caller discards the result).
         let cancellation = WorkCancellation.current
@@ -130,7 +131,7 @@ public struct Resampler: Sendable {
                     if let xFixed, let yFixed {
                         first = Self.resampleOpaque(
                             chunk, of: base, width: sw, xTable: xTable, xFixed: xFixed, yTable: yTable, yFixed: yFixed,
-                            into: outBase, width: dw, wide: wide, cancellation: cancellation)
+                            into: outBase, width: dw, level: level, cancellation: cancellation)
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
@@ -247,13 +248,14 @@ public struct Resampler: Sendable {
     /// Output rows `rows` in 16-bit fixed point in both passes (``FixedPointKernel`` into a ring
     /// of ``OpaqueRows`` values), streaming as `resample` does, as long as every source row
     /// they read is opaque. Returns the first output row it did not make (`rows.upperBound`
-    /// when it made them all): that row reads a source row with transparency. `wide`: the
-    /// passes run as ``WideKernels`` (same pixels).
+    /// when it made them all): that row reads a source row with transparency. `level`: the
+    /// ``WideKernels`` set to run them on, 0 for the portable passes (same pixels).
     private static func resampleOpaque(
         _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xFixed: FixedPointKernel,
         yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int,
-        wide: Bool, cancellation: WorkCancellation?
+        level: Int32, cancellation: WorkCancellation?
     ) -> Int {
+        let wide = level > 0
         let lo = xTable.firstInput, end = xTable.endInput
         // Images with transparency near the top give up here, before allocating.
         guard let y0 = rows.first, PixelPairs.areOpaque(base + (yTable.starts[y0] * sw + lo) * 4, count: end - lo) else {
@@ -290,7 +292,7 @@ public struct Resampler: Sendable {
                 guard PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) else { return y }
                 if wide {
                     WideKernels.horizontal(
-                        sourceRow, width: sw, table: xTable, kernel: xFixed, scratch: scratch,
+                        level: level, sourceRow, width: sw, table: xTable, kernel: xFixed, scratch: scratch,
                         into: ring + (ringEnd % capacity) * dw)
                 } else {
                     PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
@@ -303,7 +305,7 @@ public struct Resampler: Sendable {
             taps[count] = taps[count - 1]
             if wide {
                 for k in 0...count { wideTaps[k] = UnsafeRawPointer(taps[k]).assumingMemoryBound(to: Int16.self) }
-                WideKernels.vertical(wideTaps, count: count, weights: yFixed, output: y, width: dw, into: outBase + y * dw * 4)
+                WideKernels.vertical(level: level, wideTaps, count: count, weights: yFixed, output: y, width: dw, into: outBase + y * dw * 4)
             } else {
                 yFixed.filter(taps, count: count, output: y, width: dw, into: outBase + y * dw * 4)
             }
