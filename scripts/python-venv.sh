@@ -9,9 +9,11 @@
 #   hdr      imagecodecs, whose wheels ship libultrahdr (the reference Ultra HDR encoder and
 #            decoder the gain-map tests make their inputs with and read our outputs back through),
 #            and numpy
+#   hdr-bench  pyvips with pyvips-binary (libvips 8.18, the peer of `make bench-hdr`),
+#            imagecodecs (libultrahdr) and numpy
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NAME=${1:?usage: scripts/python-venv.sh s3|quality|hdr}
+NAME=${1:?usage: scripts/python-venv.sh s3|quality|hdr|hdr-bench}
 PYTHON=${PYTHON:-python3}
 
 case "$NAME" in
@@ -24,7 +26,10 @@ case "$NAME" in
   hdr)
     CHECK="import numpy, imagecodecs; imagecodecs.ultrahdr_encode"
     PACKAGES=("imagecodecs==2026.3.6" numpy) ;;
-  *) echo "python-venv: no environment named '$NAME' (s3, quality, hdr)" >&2; exit 2 ;;
+  hdr-bench)
+    CHECK="import numpy, imagecodecs, pyvips; assert pyvips.version(1) >= 18"
+    PACKAGES=("pyvips==3.2.0" "pyvips-binary==8.18.7" "imagecodecs==2026.3.6" numpy) ;;
+  *) echo "python-venv: no environment named '$NAME' (s3, quality, hdr, hdr-bench)" >&2; exit 2 ;;
 esac
 
 VENV=.build-$NAME-venv

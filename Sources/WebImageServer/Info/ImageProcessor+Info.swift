@@ -16,6 +16,10 @@ extension ImageProcessor {
             // The gain map (`hdr`): JPEG's reader finds it, the generic header reader does not.
             header.gainMap = jpeg.gainMap
             header.gainMapIssue = jpeg.gainMapIssue
+        } else if source.format == .heic, let heic = try? HEIFCoder().readMetadata(source.data) {
+            // Apple's HDR gain map, an auxiliary image libheif lists.
+            header.gainMap = heic.gainMap
+            header.gainMapIssue = heic.gainMapIssue
         }
         decodes.increment()
         let decodeStart = ContinuousClock.now

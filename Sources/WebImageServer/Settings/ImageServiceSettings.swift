@@ -26,6 +26,7 @@ public enum ImageServiceSettings {
         Setting(name: "workers", meaning: "requests processed at once", defaultValue: "the core count", repeatable: false),
         Setting(name: "queue", meaning: "requests allowed to wait; beyond, 429", defaultValue: "64", repeatable: false),
         Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered); 0 = fetch only for a free worker", defaultValue: "every admitted request", repeatable: false),
+        Setting(name: "max-source-memory", meaning: "bytes of sources requests may hold at once, downloads in flight counted at max-src-bytes; a request waits for room before fetching, and gets 503 with Retry-After when it cannot start in time", defaultValue: "1073741824, or (workers + 1) × max-src-bytes when larger", repeatable: false),
         Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
         Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
         Setting(name: "max-animation-frames", meaning: "most frames of an animated source", defaultValue: "100", repeatable: false),
@@ -142,6 +143,7 @@ public enum ImageServiceSettings {
         if let value = try int("workers", 1...1024) { configuration.workers = value }
         if let value = try int("queue", 0...1_000_000) { configuration.queue = value }
         if let value = try int("fetch-ahead", 0...1_000_000) { configuration.fetchAhead = value }
+        if let value = try int("max-source-memory", 1...Int.max) { configuration.maxSourceMemory = value }
         if let text = one("max-src-resolution") {
             guard let megapixels = Double(text), megapixels > 0, megapixels <= 10_000 else { throw Problem(description: "max-src-resolution: '\(text)' is not megapixels") }
             configuration.limits.maxSourcePixels = Int(megapixels * 1_000_000)
