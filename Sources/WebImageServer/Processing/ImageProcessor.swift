@@ -71,7 +71,11 @@ struct ImageProcessor: Sendable {
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
         let processStart = ContinuousClock.now
-        let transformed = try transform(image, options: options, watermark: watermark)
+        var transformed = try transform(image, options: options, watermark: watermark)
+        // Chained pipelines (`/-/`): each on the previous one's result, as a full-size source.
+        for next in options.chained {
+            transformed = try transform(DecodedSource(image: transformed, reduction: nil), options: next, watermark: watermark)
+        }
         metrics.recordStage("process", ContinuousClock.now - processStart)
         let encodeStart = ContinuousClock.now
         let body = keepingCopyright(try encode(transformed, as: format, options: options), of: source.data, as: format, options: options)

@@ -10,8 +10,9 @@ struct ProcessingPipeline: Sendable {
 
     /// The service's steps: the embedded thumbnail's orientation, page (one page or frame),
     /// rotate, flip, trim, plan (geometry and result limits), the watermark sized for the
-    /// result, then the frame steps on every frame (``ProcessingStep/frames``).
-    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .rotate, .flip, .trim, .plan, .watermark, .frames])
+    /// result, then the frame steps on every frame (``ProcessingStep/frames``), and last the request's
+    /// `max_result_dimension` (``ProcessingStep/resultDimension``).
+    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .rotate, .flip, .trim, .plan, .watermark, .frames, .resultDimension])
 
     /// Runs every step on `context`.
     func run(_ context: inout ProcessingContext) throws(ImageServiceError) {

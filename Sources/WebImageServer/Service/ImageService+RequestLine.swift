@@ -44,6 +44,8 @@ extension ImageService {
         try await slots.acquire()
         defer { slots.release() }
         let (source, fallbackStatus) = try await fetchSource(request.source, fallback: Output.answersWithFallback)
+        // A request's `max_src_file_size` below the service's (the downloader stops at that one).
+        if fallbackStatus == nil { try processor.limits.lowered(by: options.limits).checkSource(bytes: source.data.count) }
         let form = output.form(sourceFormat: source.format, options: options, negotiation: negotiation)
         let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
         let headers = ResponseHeaders(
@@ -107,7 +109,8 @@ extension ImageService {
             metrics.recordResultCache(hit: false, layer: "memory")
             let (output, options) = (request.output, request.options)
             result = try await renders.run(key) { [self] in
-                let made = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
+                let processor = processor.lowered(by: options.limits)
+                let made = try await pool.run { [metrics, decodes] () throws -> RenderedResult in
                     try output.make(
                         source, form: form, options: options, watermark: watermark, processor: processor, metrics: metrics, decodes: decodes)
                 }

@@ -78,6 +78,14 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
     public var keepCopyright = false
+    /// The request's own limits (`max_src_resolution` and the rest), which only lower the
+    /// service's.
+    public var limits = RequestLimits()
+    /// The chained pipelines after this one (`/-/`), each applied to the previous one's result;
+    /// their request-wide options are already in this one (``PipelineChain``).
+    public var chained: [ProcessingOptions] = []
+    /// Whether this pipeline or a chained one draws the watermark.
+    public var drawsWatermark: Bool { watermark != nil || chained.contains { $0.watermark != nil } }
     /// Names of the presets applied, in order.
     public var presets: [String] = []
 
@@ -118,13 +126,22 @@ public struct ProcessingOptions: Sendable, Hashable {
         if enforceThumbnail { parts.append("eth:1") }
         if keepCopyright { parts.append("kcr:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
+        if let limits = limits.canonicalText { parts.append(limits) }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")
         parts.append("raw:\(raw)")
         parts.append("att:\(returnAttachment.map(String.init) ?? "-")")
         parts.append("fn:\(filename ?? "")")
         if !skipProcessing.isEmpty { parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":")) }
+        for next in chained { parts.append("-/" + next.pipelineCanonicalForm) }
         return parts.joined(separator: "/")
+    }
+
+    /// A chained pipeline's text: its request-wide options are the first pipeline's.
+    private var pipelineCanonicalForm: String {
+        var pipeline = self
+        pipeline.takeRequestOptions(from: ProcessingOptions())
+        return pipeline.canonicalForm
     }
 
     private static func text(_ gravity: Gravity) -> String {
