@@ -9,10 +9,11 @@ struct ProcessingPipeline: Sendable {
     let steps: [ProcessingStep]
 
     /// The service's steps: the embedded thumbnail's orientation, page (one page or frame),
+    /// `disable_animation` (the first frame),
     /// rotate, flip, trim, plan (geometry and result limits), the watermark sized for the
     /// result, then the frame steps on every frame (``ProcessingStep/frames``), and last the request's
     /// `max_result_dimension` (``ProcessingStep/resultDimension``).
-    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .rotate, .flip, .trim, .plan, .watermark, .frames, .resultDimension])
+    static let service = ProcessingPipeline(steps: [.thumbnailOrientation, .page, .disableAnimation, .rotate, .flip, .trim, .plan, .watermark, .frames, .resultDimension])
 
     /// Runs every step on `context`.
     func run(_ context: inout ProcessingContext) throws(ImageServiceError) {

@@ -78,6 +78,8 @@ extension ProcessingOptions {
         take(\.stripColorProfile)
         take(\.keepCopyright)
         take(\.enforceThumbnail)
+        take(\.disableAnimation)
+        take(\.fallbackImageURL)
         take(\.cacheBuster)
         take(\.expires)
         take(\.raw)

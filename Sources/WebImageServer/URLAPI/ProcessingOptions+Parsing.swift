@@ -151,6 +151,41 @@ extension ProcessingOptions {
         case "strip_color_profile", "scp":
             try args.requireCount(1...1)
             stripColorProfile = try args.bool(0)
+        case "fallback_image_url", "fiu":
+            try args.requireCount(1...1)
+            guard let bytes = Base64URL.decode(args.values[0]), let url = String(bytes: bytes, encoding: .utf8), !url.isEmpty else {
+                throw args.bad("expected the URL-safe base64 of the fallback image's URL")
+            }
+            fallbackImageURL = url
+        case "crop_aspect_ratio", "crop_ar", "car":
+            try args.requireCount(1...2)
+            cropAspectRatio = try args.number(0, in: 0...10_000, "aspect ratio")
+            cropAspectRatioEnlarge = args.nonEmpty(1) == nil ? false : try args.bool(1)
+        case "disable_animation", "da":
+            try args.requireCount(1...1)
+            disableAnimation = try args.bool(0)
+        case "background_alpha", "bga":
+            try args.requireCount(1...1)
+            backgroundAlpha = try args.number(0, in: 0...1, "alpha")
+        case "adjust", "a":
+            try args.adjust(&colorFilters)
+        case "brightness", "br":
+            try args.requireCount(1...1)
+            colorFilters.brightness = try args.brightness(0)
+        case "contrast", "co":
+            try args.requireCount(1...1)
+            colorFilters.contrast = try args.number(0, in: 0...OptionArguments.maximumColorFactor, "contrast")
+        case "saturation", "sa":
+            try args.requireCount(1...1)
+            colorFilters.saturation = try args.number(0, in: 0...OptionArguments.maximumColorFactor, "saturation")
+        case "monochrome", "mc":
+            colorFilters.monochrome = try args.monochrome()
+        case "duotone", "dt":
+            colorFilters.duotone = try args.duotone()
+        case "colorize", "col":
+            colorFilters.colorize = try args.colorize()
+        case "gradient", "gr":
+            colorFilters.gradient = try args.gradient()
         case "max_src_resolution", "msr":
             limits.sourcePixels = try args.megapixelLimit(allowZero: false)
         case "max_src_file_size", "msfs":

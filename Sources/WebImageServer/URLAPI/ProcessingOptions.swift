@@ -78,6 +78,22 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
     public var keepCopyright = false
+    /// `disable_animation` (`da`): treat every source as a still image, its first frame (or
+    /// the `page` asked for).
+    public var disableAnimation = false
+    /// `background_alpha` (`bga`): the opacity of `background`, 0…1; below 1 the result keeps
+    /// an alpha channel.
+    public var backgroundAlpha = 1.0
+    /// `fallback_image_url` (`fiu`): the image answered when the source cannot be had,
+    /// fetched under the source policy, instead of the configured fallback image.
+    public var fallbackImageURL: String?
+    /// `crop_aspect_ratio` (`crop_ar`, `car`): the width ÷ height the `crop` area is corrected
+    /// to; 0 = as given.
+    public var cropAspectRatio = 0.0
+    /// `crop_aspect_ratio`'s `enlarge`: enlarge the shorter side instead of reducing the longer.
+    public var cropAspectRatioEnlarge = false
+    /// The colour options (`adjust`, `monochrome`, `duotone`, `colorize`, `gradient`, …).
+    public var colorFilters = ColorFilters()
     /// The request's own limits (`max_src_resolution` and the rest), which only lower the
     /// service's.
     public var limits = RequestLimits()
@@ -127,6 +143,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         if keepCopyright { parts.append("kcr:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
         if let limits = limits.canonicalText { parts.append(limits) }
+        if let colors = colorFilters.canonicalText { parts.append(colors) }
+        if disableAnimation { parts.append("da:1") }
+        if cropAspectRatio > 0 { parts.append("car:\(cropAspectRatio):\(cropAspectRatioEnlarge)") }
+        if let fallbackImageURL { parts.append("fiu:" + Base64URL.encode(Array(fallbackImageURL.utf8))) }
+        if backgroundAlpha != 1 { parts.append("bga:\(backgroundAlpha)") }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")
         parts.append("raw:\(raw)")
