@@ -80,6 +80,8 @@ extension ProcessingOptions {
         take(\.enforceThumbnail)
         take(\.disableAnimation)
         take(\.fallbackImageURL)
+        take(\.autoquality)
+        take(\.bestFormat)
         take(\.cacheBuster)
         take(\.expires)
         take(\.raw)
