@@ -12,7 +12,7 @@ enum AverageColor {
     /// The mean of `image`'s first frame, each channel rounded; with `ignoreTransparent`, fully
     /// transparent pixels are left out (all of them transparent: 0, 0, 0, 0).
     static func average(_ image: Image, ignoreTransparent: Bool) -> InfoColor {
-        let bytes = image.pixels.bytes
+        let bytes = image.pixels.convertedToRGBA8().bytes
         var sums = [Int](repeating: 0, count: 4)
         var count = 0
         var index = 0

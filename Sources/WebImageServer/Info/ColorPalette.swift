@@ -7,7 +7,7 @@ import WebImage
 enum ColorPalette {
     /// At most `count` colours of `image`'s first frame.
     static func palette(_ image: Image, count: Int) -> [InfoColor] {
-        let bytes = image.pixels.bytes
+        let bytes = image.pixels.convertedToRGBA8().bytes
         var pixels: [SIMD4<UInt8>] = []
         pixels.reserveCapacity(bytes.count / 4)
         var index = 0

@@ -13,7 +13,7 @@ enum PerceptualHash {
 
     /// The hash of `image`'s first frame, composited over white.
     static func hash(_ image: Image) -> String {
-        let small = Resampler(filter: .box).resample(image.pixels, to: PixelSize(width: side, height: side))
+        let small = Resampler(filter: .box).resample(image.pixels, to: PixelSize(width: side, height: side)).convertedToRGBA8()
         var luma = [Double](repeating: 0, count: side * side)
         let bytes = small.bytes
         for index in 0..<(side * side) {

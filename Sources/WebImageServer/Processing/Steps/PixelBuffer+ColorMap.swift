@@ -2,9 +2,10 @@ import WebImage
 
 extension PixelBuffer {
     /// Every pixel through `body` as straight-alpha RGBA in 0…255 (with its column and row),
-    /// rounded and clamped back to bytes: the colour steps' one loop.
+    /// rounded and clamped back to bytes: the colour steps' one loop. A 16-bit buffer is
+    /// narrowed to 8 bits first.
     func mappingColors(_ body: (inout SIMD4<Float>, _ x: Int, _ y: Int) -> Void) -> PixelBuffer {
-        let source = bytes, width = width
+        let source = convertedToRGBA8().bytes, width = width
         return PixelBuffer.make(width: width, height: height) { out in
             for y in 0..<height {
                 for x in 0..<width {
