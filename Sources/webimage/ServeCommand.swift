@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-src-resolution"), help: Self.help("max-src-resolution")) var maxSrcResolution: String?
     @Option(name: .customLong("max-src-bytes"), help: Self.help("max-src-bytes")) var maxSrcBytes: String?
     @Option(name: .customLong("max-animation-frames"), help: Self.help("max-animation-frames")) var maxAnimationFrames: String?
+    @Option(name: .customLong("max-animation-frame-resolution"), help: Self.help("max-animation-frame-resolution")) var maxAnimationFrameResolution: String?
+    @Option(name: .customLong("max-result-dimension"), help: Self.help("max-result-dimension")) var maxResultDimension: String?
+    @Option(name: .customLong("max-chained-pipelines"), help: Self.help("max-chained-pipelines")) var maxChainedPipelines: String?
     @Option(help: Self.help("ttl")) var ttl: String?
     @Option(name: .customLong("auto-webp"), help: Self.help("auto-webp")) var autoWebP: String?
     @Option(name: .customLong("auto-avif"), help: Self.help("auto-avif")) var autoAVIF: String?
@@ -131,7 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
         var flags: [String: [String]] = [:]
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("fetch-ahead", fetchAhead), ("max-src-resolution", maxSrcResolution),
-            ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
+            ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames),
+            ("max-animation-frame-resolution", maxAnimationFrameResolution), ("max-result-dimension", maxResultDimension),
+            ("max-chained-pipelines", maxChainedPipelines), ("ttl", ttl),
             ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),

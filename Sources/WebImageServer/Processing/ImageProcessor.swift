@@ -58,7 +58,9 @@ struct ImageProcessor: Sendable {
             }
         }
         // V-5: the result's size and working memory, from the plan, before decoding.
-        try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
+        // `disable_animation`: every source as a still (its first frame, or `page`).
+        let animate = format.isAnimatable && !options.disableAnimation
+        try checkPlan(header, options: options, keepAnimation: animate)
         decodes.increment()
         // A container's thumbnail was decoded above: its time counts as the decode.
         let decodeStart = container == nil ? ContinuousClock.now : containerStart
@@ -72,7 +74,7 @@ struct ImageProcessor: Sendable {
             image = try whole.decode(thumbnail.data, format: .jpeg, options: options, keepAnimation: false)
             if options.autoRotate ?? true { image.pendingOrientation = thumbnail.orientation }
         } else {
-            image = try decode(data, format: sourceFormat, options: options, keepAnimation: format.isAnimatable)
+            image = try decode(data, format: sourceFormat, options: options, keepAnimation: animate)
         }
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)

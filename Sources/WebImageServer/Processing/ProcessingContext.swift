@@ -43,6 +43,6 @@ struct ProcessingContext {
         pendingOrientation = source.pendingOrientation
         self.options = options
         self.limits = limits
-        self.watermark = options.watermark == nil ? nil : watermark
+        self.watermark = options.drawsWatermark ? watermark : nil
     }
 }

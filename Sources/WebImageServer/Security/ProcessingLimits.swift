@@ -8,6 +8,9 @@ public struct ProcessingLimits: Sendable, Hashable {
     public var maxAnimationFrames = 100
     /// Most pixels of all frames of an animation together.
     public var maxTotalAnimationPixels = 500_000_000
+    /// Largest resolution of one frame of an animated source, in pixels; 0 = no limit of its
+    /// own (imgproxy's `MAX_ANIMATION_FRAME_RESOLUTION`, default 0).
+    public var maxAnimationFramePixels = 0
     /// Largest source in bytes (default 64 MiB).
     public var maxSourceBytes = 64 * 1024 * 1024
     /// Largest result side in pixels.

@@ -27,7 +27,7 @@ struct ImageOutput: ServiceOutput {
         }
     }
 
-    func drawsWatermark(_ options: ProcessingOptions) -> Bool { options.watermark != nil && !options.raw }
+    func drawsWatermark(_ options: ProcessingOptions) -> Bool { options.drawsWatermark && !options.raw }
 
     /// The format choice; `nil` for `raw` (the source as is is never stored).
     func storeChoice(_ options: ProcessingOptions, watermark: String?) -> String? {

@@ -55,9 +55,12 @@ extension ImageService {
         }
         var held = reserved
         defer { slots.release(bytes: held) }
-        let (source, fallbackStatus) = try await fetchSource(request.source, fallback: Output.answersWithFallback)
+        let (source, fallbackStatus) = try await fetchSource(
+            request.source, fallback: Output.answersWithFallback, fallbackURL: options.fallbackImageURL)
         slots.settle(reserved: reserved, actual: source.data.count)
         held = min(reserved, source.data.count)
+        // A request's `max_src_file_size` below the service's (the downloader stops at that one).
+        if fallbackStatus == nil { try processor.limits.lowered(by: options.limits).checkSource(bytes: source.data.count) }
         let form = output.form(sourceFormat: source.format, options: options, negotiation: negotiation)
         let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
         var headers = ResponseHeaders(
@@ -93,7 +96,7 @@ extension ImageService {
 
     /// The source, or (with `fallback`) the fallback image when the source cannot be had and
     /// one is configured, then also the status to answer with.
-    private func fetchSource(_ url: String, fallback useFallback: Bool) async throws -> (SourceImage, fallbackStatus: Int?) {
+    private func fetchSource(_ url: String, fallback useFallback: Bool, fallbackURL: String?) async throws -> (SourceImage, fallbackStatus: Int?) {
         let downloadStart = ContinuousClock.now
         do {
             let source = try await sources.fetch(url)
@@ -101,10 +104,26 @@ extension ImageService {
             guard source.format != .unknown else { throw ImageServiceError.notAnImage }
             return (source, nil)
         } catch let error as ImageServiceError {
-            guard useFallback, let fallback, error.isSourceFailure else { throw error }
+            guard useFallback, error.isSourceFailure else { throw error }
             let status = configuration.fallbackImageStatus == 0 ? error.status : configuration.fallbackImageStatus
+            if let fallbackURL {
+                // `fallback_image_url`: fetched under the source policy (normalised, allow-list,
+                // address policy, byte limit); when it cannot be had, the source's error stands.
+                guard let image = try? await fetchFallback(fallbackURL) else { throw error }
+                return (image, status)
+            }
+            guard let fallback else { throw error }
             return (fallback, status)
         }
+    }
+
+    /// The `fallback_image_url` image, fetched as a source is.
+    private func fetchFallback(_ url: String) async throws -> SourceImage {
+        let normalized = try SourceURLNormalizer.normalize(url)
+        try sources.policy.check(normalized)
+        let image = try await sources.fetch(normalized)
+        guard image.format != .unknown else { throw ImageServiceError.notAnImage }
+        return image
     }
 
     /// The result for `key`: from the result cache, or made once on the pool for every
@@ -126,7 +145,8 @@ extension ImageService {
             metrics.recordResultCache(hit: false, layer: "memory")
             let (output, options) = (request.output, request.options)
             result = try await renders.run(key) { [self] in
-                let made = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
+                let processor = processor.lowered(by: options.limits)
+                let made = try await pool.run { [metrics, decodes] () throws -> RenderedResult in
                     try output.make(
                         source, form: form, options: options, watermark: watermark, processor: processor, metrics: metrics, decodes: decodes)
                 }

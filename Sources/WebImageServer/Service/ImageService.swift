@@ -137,7 +137,7 @@ public final class ImageService: Sendable {
     /// negotiation and clock.
     func parse<Output>(_ path: String, accept: String?) throws(ImageServiceError) -> ParsedRequest<Output> {
         try ParsedRequest(
-            path: path, accept: accept, signer: signer, presets: configuration.presets, policy: sources.policy,
+            path: path, accept: accept, signer: signer, presets: configuration.presets, maxPipelines: configuration.maxChainedPipelines, policy: sources.policy,
             negotiation: negotiation, now: now())
     }
 

@@ -10,6 +10,9 @@ public struct ImageServiceConfiguration: Sendable {
     public var signatureSize = 32
     /// Named presets; `default` applies to every request.
     public var presets = PresetTable()
+    /// Most pipelines one URL may chain with `/-/` (imgproxy's `MAX_CHAINED_PIPELINES`,
+    /// presets' pipelines counted too); beyond, 400. 0 = no limit. Default 8.
+    public var maxChainedPipelines = 8
     /// Source and result limits.
     public var limits = ProcessingLimits()
     /// `Cache-Control: public, max-age=` seconds.

@@ -30,6 +30,9 @@ public enum ImageServiceSettings {
         Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
         Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
         Setting(name: "max-animation-frames", meaning: "most frames of an animated source", defaultValue: "100", repeatable: false),
+        Setting(name: "max-animation-frame-resolution", meaning: "largest frame of an animated source in megapixels; 0 = none", defaultValue: "0", repeatable: false),
+        Setting(name: "max-result-dimension", meaning: "largest result width or height in pixels (then 400)", defaultValue: "16384", repeatable: false),
+        Setting(name: "max-chained-pipelines", meaning: "most pipelines one URL may chain with /-/, presets' included (then 400); 0 = no limit", defaultValue: "8", repeatable: false),
         Setting(name: "ttl", meaning: "Cache-Control max-age in seconds", defaultValue: "31536000", repeatable: false),
         Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
@@ -150,6 +153,14 @@ public enum ImageServiceSettings {
         }
         if let value = try int("max-src-bytes", 1...Int(Int32.max)) { configuration.limits.maxSourceBytes = value }
         if let value = try int("max-animation-frames", 1...100_000) { configuration.limits.maxAnimationFrames = value }
+        if let text = one("max-animation-frame-resolution") {
+            guard let megapixels = Double(text), megapixels >= 0, megapixels <= 10_000 else {
+                throw Problem(description: "max-animation-frame-resolution: '\(text)' is not megapixels")
+            }
+            configuration.limits.maxAnimationFramePixels = Int(megapixels * 1_000_000)
+        }
+        if let value = try int("max-result-dimension", 1...1_048_576) { configuration.limits.maxResultDimension = value }
+        if let value = try int("max-chained-pipelines", 0...1_000) { configuration.maxChainedPipelines = value }
         if let value = try int("ttl", 0...Int(Int32.max)) { configuration.ttl = value }
         if let value = try bool("auto-webp") { configuration.autoWebP = value }
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }

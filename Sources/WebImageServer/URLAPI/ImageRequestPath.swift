@@ -9,7 +9,7 @@ public struct ImageRequestPath: Sendable, Hashable {
     /// Everything after the signature segment, starting with `/`, exactly as received: what
     /// the signature signs.
     public var signedPath: String
-    /// The `name:arg:…` option segments, in order.
+    /// The `name:arg:…` option segments, in order (`-` segments chaining pipelines among them).
     public var optionSegments: [String]
     /// The source URL, decoded.
     public var source: String
@@ -33,7 +33,7 @@ public struct ImageRequestPath: Sendable, Hashable {
         signedPath = "/" + segments.dropFirst().joined(separator: "/")
         var index = 1
         var options: [String] = []
-        while index < segments.count, segments[index].contains(":") {
+        while index < segments.count, segments[index].contains(":") || segments[index] == PipelineChain.separator {
             options.append(segments[index])
             index += 1
         }
