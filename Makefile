@@ -165,12 +165,14 @@ SOAK_REQUESTS ?= 100000
 soak-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" SOAK_REQUESTS=$(SOAK_REQUESTS) bash scripts/soak-service.sh
 
-## bench-resize: resize one 12 MP image to 400x300 with Lanczos3 — the Resampler (the
-## webimage-resize-bench target, release; 1 and 2 threads) against Pillow and libvips on the same
-## pixels (scripts/bench-resize.sh; RESIZE_RUNS)
-RESIZE_RUNS ?= 7
+## bench-resize: Lanczos3 12 MP → 400x300 and 2 MP → 512 px, RGB and RGBA, 1 thread — the
+## Resampler (AVX2/NEON and portable) against Pillow-SIMD (AVX2, built in .build-resize-venv) and
+## libvips 8.18 (pyvips-binary) on the same pixels: CPU ms per op, medians, interleaved
+## (scripts/bench-resize.sh; RESIZE_ROUNDS × RESIZE_OPS)
+RESIZE_ROUNDS ?= 5
+RESIZE_OPS ?= 5
 bench-resize: bench-setup
-	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_RUNS)
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_ROUNDS) $(RESIZE_OPS)
 
 ## bench-hdr: a 12 MP Ultra HDR JPEG (made by libultrahdr) to 500 px — CPU with its gain map,
 ## without it and libvips 8.18's thumbnail (interleaved medians), then the HDR renditions' PSNR

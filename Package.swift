@@ -69,8 +69,15 @@ let package = Package(
         .systemLibrary(name: "CRSVG", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
 
-        // The image model, format sniffing, coder protocols and registry: pure Swift, no C.
-        .target(name: "WebImageCore", swiftSettings: swiftSettings),
+        // The resampler's fixed-point passes at the machine's vector width: AVX2 functions with
+        // per-function target attributes behind a run-time CPU check (x86-64), NEON (arm64).
+        // C rather than Swift: Swift has no per-function target attribute, and a whole module
+        // built with -mavx2 would not run on baseline x86-64 (WebImage.docc, Performance).
+        .target(name: "CResampleKernels"),
+
+        // The image model, format sniffing, coder protocols and registry: Swift, with C only
+        // for the resampler's machine-width kernels.
+        .target(name: "WebImageCore", dependencies: ["CResampleKernels"], swiftSettings: swiftSettings),
 
         // Decoders and encoders over the C libraries.
         .target(

@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-src-resolution"), help: Self.help("max-src-resolution")) var maxSrcResolution: String?
     @Option(name: .customLong("max-src-bytes"), help: Self.help("max-src-bytes")) var maxSrcBytes: String?
     @Option(name: .customLong("max-animation-frames"), help: Self.help("max-animation-frames")) var maxAnimationFrames: String?
+    @Option(name: .customLong("max-animation-frame-resolution"), help: Self.help("max-animation-frame-resolution")) var maxAnimationFrameResolution: String?
+    @Option(name: .customLong("max-result-dimension"), help: Self.help("max-result-dimension")) var maxResultDimension: String?
+    @Option(name: .customLong("max-chained-pipelines"), help: Self.help("max-chained-pipelines")) var maxChainedPipelines: String?
     @Option(help: Self.help("ttl")) var ttl: String?
     @Option(name: .customLong("auto-webp"), help: Self.help("auto-webp")) var autoWebP: String?
     @Option(name: .customLong("auto-avif"), help: Self.help("auto-avif")) var autoAVIF: String?
@@ -56,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-result-bytes"), help: Self.help("max-result-bytes")) var maxResultBytes: String?
     @Option(name: .customLong("max-result-resolution"), help: Self.help("max-result-resolution")) var maxResultResolution: String?
     @Option(name: .customLong("max-processing-memory"), help: Self.help("max-processing-memory")) var maxProcessingMemory: String?
+    @Option(name: .customLong("max-source-memory"), help: Self.help("max-source-memory")) var maxSourceMemory: String?
     @Option(name: .customLong("max-svg-time"), help: Self.help("max-svg-time")) var maxSVGTime: String?
     @Option(name: .customLong("sanitize-svg"), help: Self.help("sanitize-svg")) var sanitizeSVG: String?
     @Option(name: .customLong("max-clients"), help: Self.help("max-clients")) var maxClients: String?
@@ -72,10 +76,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("watermark-data"), help: Self.help("watermark-data")) var watermarkData: String?
     @Option(name: .customLong("watermark-opacity"), help: Self.help("watermark-opacity")) var watermarkOpacity: String?
     @Option(name: .customLong("watermark-url-ttl"), help: Self.help("watermark-url-ttl")) var watermarkURLTTL: String?
+    @Option(name: .customLong("autoquality-method"), help: Self.help("autoquality-method")) var autoqualityMethod: String?
+    @Option(name: .customLong("autoquality-target"), help: Self.help("autoquality-target")) var autoqualityTarget: String?
+    @Option(name: .customLong("autoquality-min"), help: Self.help("autoquality-min")) var autoqualityMin: String?
+    @Option(name: .customLong("autoquality-max"), help: Self.help("autoquality-max")) var autoqualityMax: String?
+    @Option(name: .customLong("autoquality-allowed-error"), help: Self.help("autoquality-allowed-error")) var autoqualityAllowedError: String?
+    @Option(name: .customLong("autoquality-format-min"), help: Self.help("autoquality-format-min")) var autoqualityFormatMin: String?
+    @Option(name: .customLong("autoquality-format-max"), help: Self.help("autoquality-format-max")) var autoqualityFormatMax: String?
+    @Option(name: .customLong("best-format-candidates"), help: Self.help("best-format-candidates")) var bestFormatCandidates: String?
+    @Option(name: .customLong("best-format-complexity-threshold"), help: Self.help("best-format-complexity-threshold")) var bestFormatComplexityThreshold: String?
+    @Option(name: .customLong("best-format-max-resolution"), help: Self.help("best-format-max-resolution")) var bestFormatMaxResolution: String?
+    @Option(name: .customLong("best-format-by-default"), help: Self.help("best-format-by-default")) var bestFormatByDefault: String?
+    @Option(name: .customLong("best-format-allow-skips"), help: Self.help("best-format-allow-skips")) var bestFormatAllowSkips: String?
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
         "auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
+        "best-format-by-default", "best-format-allow-skips",
     ]
 
     /// A flag's help from the settings table: what it does and its default.
@@ -117,15 +134,23 @@ struct ServeCommand: AsyncParsableCommand {
         var flags: [String: [String]] = [:]
         let single: [(String, String?)] = [
             ("bind", bind), ("workers", workers), ("queue", queue), ("fetch-ahead", fetchAhead), ("max-src-resolution", maxSrcResolution),
-            ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames), ("ttl", ttl),
+            ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames),
+            ("max-animation-frame-resolution", maxAnimationFrameResolution), ("max-result-dimension", maxResultDimension),
+            ("max-chained-pipelines", maxChainedPipelines), ("ttl", ttl),
             ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
-            ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("max-svg-time", maxSVGTime), ("sanitize-svg", sanitizeSVG),
+            ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("max-svg-time", maxSVGTime), ("max-source-memory", maxSourceMemory), ("sanitize-svg", sanitizeSVG),
             ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("first-byte-timeout", firstByteTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
             ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
             ("watermark-path", watermarkPath), ("watermark-url", watermarkURL), ("watermark-data", watermarkData),
             ("watermark-opacity", watermarkOpacity), ("watermark-url-ttl", watermarkURLTTL),
+            ("autoquality-method", autoqualityMethod), ("autoquality-target", autoqualityTarget), ("autoquality-min", autoqualityMin),
+            ("autoquality-max", autoqualityMax), ("autoquality-allowed-error", autoqualityAllowedError),
+            ("autoquality-format-min", autoqualityFormatMin), ("autoquality-format-max", autoqualityFormatMax),
+            ("best-format-candidates", bestFormatCandidates), ("best-format-complexity-threshold", bestFormatComplexityThreshold),
+            ("best-format-max-resolution", bestFormatMaxResolution), ("best-format-by-default", bestFormatByDefault),
+            ("best-format-allow-skips", bestFormatAllowSkips),
             ("use-s3", useS3), ("s3-endpoint", s3Endpoint), ("s3-region", s3Region), ("s3-endpoint-use-path-style", s3PathStyle),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }

@@ -14,6 +14,8 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     private let opaque: Bool
     /// The ICC profile every frame carries, when the image keeps one.
     private let iccProfile: Data?
+    /// Depth and code points for RGBA16 frames (10 bits, no CICP when `nil`).
+    var highBitDepth: AVIFHighBitDepth?
     private var sequence: UnsafeMutablePointer<avifEncoder>?
 
     init(quality: Double, lossless: Bool, opaque: Bool, iccProfile: Data? = nil) {
@@ -30,7 +32,8 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     func encodeStill(_ pixels: PixelBuffer) throws -> Data {
         let encoder = try AVIFEncoding.makeEncoder(quality: quality, lossless: lossless)
         defer { avifEncoderDestroy(encoder) }
-        let frame = try AVIFEncoding.yuvImage(pixels, lossless: lossless, opaque: opaque, iccProfile: iccProfile)
+        let frame = try AVIFEncoding.yuvImage(
+            pixels, lossless: lossless, opaque: opaque, iccProfile: iccProfile, highBitDepth: highBitDepth)
         defer { avifImageDestroy(frame) }
         var output = avifRWData()
         defer { avifRWDataFree(&output) }

@@ -23,6 +23,12 @@ struct FixedPointKernel {
     let precision: Int
     /// The largest sum of one output's weights' magnitudes, in units of `2^-precision`.
     let widest: Int
+    /// The same quantised weights in the layout of the machine-width kernels (``WideKernels``;
+    /// `wi_resample_horizontal` in `CResampleKernels` describes it): per output `blockStride`
+    /// blocks of 32, counted from the output's even start.
+    let taps: [Int16]
+    /// Blocks of eight positions per output in ``taps``.
+    let blockStride: Int
 
     /// The fixed-point form of `table`, or `nil` when its weights do not fit 16 bits with
     /// useful precision or its sums could overflow 32 bits (then the `Float` path is used).
@@ -46,6 +52,8 @@ struct FixedPointKernel {
         }
         var failed = false
         var widest = 0
+        let blockStride = (stride + 1 + 7) / 8
+        var taps = [Int16](repeating: 0, count: outputs * blockStride * 32)
         let weights = [SIMD8<Int16>](unsafeUninitializedCapacity: total) { buffer, initialized in
             buffer.initialize(repeating: .zero)
             initialized = total
@@ -71,6 +79,13 @@ struct FixedPointKernel {
                             let w0 = Int16(quantised[2 * t]), w1 = Int16(quantised[2 * t + 1])
                             buffer[next + t * width + o] = SIMD8(w0, w1, w0, w1, w0, w1, w0, w1)
                         }
+                        let odd = table.starts[output] & 1
+                        for k in 0..<count {
+                            let j = k + odd, position = j % 8
+                            let at = (output * blockStride + j / 8) * 32 + position / 2 * 8 + position % 2
+                            let w = Int16(quantised[k])
+                            (taps[at], taps[at + 2], taps[at + 4], taps[at + 6]) = (w, w, w, w)
+                        }
                     }
                     next += steps[group] * width
                     group += 1
@@ -84,6 +99,8 @@ struct FixedPointKernel {
         self.scale = 1 / Float(one)
         self.precision = precision
         self.widest = widest
+        self.taps = taps
+        self.blockStride = blockStride
     }
 
     /// Convolves one row of ``PixelPairs`` (indexed by input position) into `output`, as

@@ -44,6 +44,17 @@ public struct Resampler: Sendable {
     /// (``FixedPointKernel``; the default) rather than the `Float` one. The two agree within
     /// one level per channel; tests turn it off to compare them.
     var usesFixedPoint = true
+    /// The kernel set of the fixed-point passes (``WideKernels/level``): the machine's widest
+    /// (the default) or 0, the portable Swift passes; the pixels are the same either way. Tests
+    /// set it to compare every set this machine has, and to exercise the portable passes.
+    var kernelLevel: Int32 = WideKernels.level
+
+    /// The vector kernels the fixed-point passes for opaque pixels run on here: "avx2" or
+    /// "avx512bw" (x86-64 CPUs that have them, found at run time), "neon" (arm64) or "portable"
+    /// (the Swift passes at the architecture's baseline, also when
+    /// `WEBIMAGE_RESAMPLE_KERNELS=portable` is set; `=avx2` caps it at AVX2). The
+    /// pixels are the same with every one.
+    public static var vectorKernels: String { WideKernels.name(WideKernels.level) }
 
     /// Creates a resampler.
     public init(filter: ResizeFilter = .lanczos3, maxThreads: Int = 1) {
@@ -51,12 +62,14 @@ public struct Resampler: Sendable {
         self.maxThreads = max(1, min(maxThreads, 64))
     }
 
-    /// Resamples `region` of `source` (the whole image when `nil`) to `size`.
+    /// Resamples `region` of `source` (the whole image when `nil`) to `size`, in the source's
+    /// pixel format (RGBA16 through a `Float` path, see `resample16`).
     ///
     /// Sizes below 1 are treated as 1. The caller decides whether `size` is affordable (the
     /// transformers check it against the pixel limit). Resampling the whole image to its own
     /// size returns `source` itself.
     public func resample(_ source: PixelBuffer, to size: PixelSize, region: ResampleRegion? = nil) -> PixelBuffer {
+        if source.format == .rgba16 { return resample16(source, to: size, region: region) }
         let dw = max(1, size.width)
         let dh = max(1, size.height)
         let sw = source.width
@@ -72,6 +85,7 @@ public struct Resampler: Sendable {
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
         let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
         let threads = maxThreads
+        let level = min(kernelLevel, WideKernels.level)
         // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
         // rows left are not computed (the caller discards the result).
         let cancellation = WorkCancellation.current
@@ -119,7 +133,7 @@ public struct Resampler: Sendable {
                     if let xFixed, let yFixed {
                         first = Self.resampleOpaque(
                             chunk, of: base, width: sw, xTable: xTable, xFixed: xFixed, yTable: yTable, yFixed: yFixed,
-                            into: outBase, width: dw, cancellation: cancellation)
+                            into: outBase, width: dw, level: level, cancellation: cancellation)
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
@@ -236,28 +250,38 @@ public struct Resampler: Sendable {
     /// Output rows `rows` in 16-bit fixed point in both passes (``FixedPointKernel`` into a ring
     /// of ``OpaqueRows`` values), streaming as `resample` does, as long as every source row
     /// they read is opaque. Returns the first output row it did not make (`rows.upperBound`
-    /// when it made them all): that row reads a source row with transparency.
+    /// when it made them all): that row reads a source row with transparency. `level`: the
+    /// ``WideKernels`` set to run them on, 0 for the portable passes (same pixels).
     private static func resampleOpaque(
         _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xFixed: FixedPointKernel,
         yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int,
-        cancellation: WorkCancellation?
+        level: Int32, cancellation: WorkCancellation?
     ) -> Int {
+        let wide = level > 0
         let lo = xTable.firstInput, end = xTable.endInput
         // Images with transparency near the top give up here, before allocating.
         guard let y0 = rows.first, PixelPairs.areOpaque(base + (yTable.starts[y0] * sw + lo) * 4, count: end - lo) else {
             return rows.lowerBound
         }
         // Zero past the loaded span, as in `resample`.
-        let lineCount = sw + xTable.stride
+        let lineCount = wide ? 0 : sw + xTable.stride
         let pairs = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: lineCount)
         pairs.initialize(repeating: .zero, count: lineCount)
         defer { pairs.deallocate() }
+        // The wide kernels' own form of the row, zero past it.
+        let scratchCount = wide ? WideKernels.scratchCount(width: sw) : 0
+        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: scratchCount)
+        scratch.initialize(repeating: 0, count: scratchCount)
+        defer { scratch.deallocate() }
         let capacity = yTable.stride
         let ring = UnsafeMutablePointer<SIMD4<Int16>>.allocate(capacity: capacity * dw)
         defer { ring.deallocate() }
         // One more than the taps: an odd count's last pair reads a row with weight zero.
         let taps = UnsafeMutablePointer<UnsafePointer<SIMD4<Int16>>>.allocate(capacity: capacity + 1)
         defer { taps.deallocate() }
+        // The same rows as the C kernels take them.
+        let wideTaps = UnsafeMutablePointer<UnsafePointer<Int16>?>.allocate(capacity: capacity + 1)
+        defer { wideTaps.deallocate() }
         var ringStart = 0, ringEnd = 0
         for y in rows {
             // Cancelled: the rest is left undone (reported as done, so nothing else runs).
@@ -268,20 +292,31 @@ public struct Resampler: Sendable {
             while ringEnd < start + count {
                 let sourceRow = base + ringEnd * sw * 4
                 guard PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) else { return y }
-                PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
-                xFixed.convolve(pairs, table: xTable, into: ring + (ringEnd % capacity) * dw)
+                if wide {
+                    WideKernels.horizontal(
+                        level: level, sourceRow, width: sw, table: xTable, kernel: xFixed, scratch: scratch,
+                        into: ring + (ringEnd % capacity) * dw)
+                } else {
+                    PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
+                    xFixed.convolve(pairs, table: xTable, into: ring + (ringEnd % capacity) * dw)
+                }
                 ringEnd += 1
                 ringStart = max(ringStart, ringEnd - capacity)
             }
             for k in 0..<count { taps[k] = UnsafePointer(ring + ((start + k) % capacity) * dw) }
             taps[count] = taps[count - 1]
-            yFixed.filter(taps, count: count, output: y, width: dw, into: outBase + y * dw * 4)
+            if wide {
+                for k in 0...count { wideTaps[k] = UnsafeRawPointer(taps[k]).assumingMemoryBound(to: Int16.self) }
+                WideKernels.vertical(level: level, wideTaps, count: count, weights: yFixed, output: y, width: dw, into: outBase + y * dw * 4)
+            } else {
+                yFixed.filter(taps, count: count, output: y, width: dw, into: outBase + y * dw * 4)
+            }
         }
         return rows.upperBound
     }
 
     /// The region clipped to the image; the whole image when `nil` or empty after clipping.
-    private static func clip(_ region: ResampleRegion?, width: Int, height: Int) -> ResampleRegion {
+    static func clip(_ region: ResampleRegion?, width: Int, height: Int) -> ResampleRegion {
         let full = ResampleRegion(x: 0, y: 0, width: Double(width), height: Double(height))
         guard let r = region, r.x.isFinite, r.y.isFinite, r.width.isFinite, r.height.isFinite else { return full }
         let x0 = max(0, min(r.x, Double(width)))

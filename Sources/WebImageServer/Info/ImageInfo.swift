@@ -36,6 +36,12 @@ struct ImageInfo: Sendable, Encodable {
     var dominantColors: [Color]
     /// The HDR the source carries (SPEC H-5): its gain map, or why one it signals was dropped.
     var hdr: HDRInfo
+    /// `perceptual_hash`: 16 hex digits (``PerceptualHash``); absent unless asked for.
+    var perceptualHash: String?
+    /// `average`: the mean colour; absent unless asked for.
+    var average: InfoColor?
+    /// `palette`: the colours, the most common first; absent unless asked for.
+    var palette: [InfoColor]?
 
     enum CodingKeys: String, CodingKey {
         case width, height, format, frames
@@ -49,6 +55,8 @@ struct ImageInfo: Sendable, Encodable {
         case thumbhash
         case dominantColors = "dominant_colors"
         case hdr
+        case perceptualHash = "perceptual_hash"
+        case average, palette
     }
 
     /// The info of a source described by `metadata` (`durationMs` from its frame table), of

@@ -11,7 +11,8 @@ extension ImageProcessor {
     /// placeholders from one small decode (``infoDecode(_:header:options:metrics:)``), never the
     /// full image where a decoder can reduce. Counts the decode in `decodes`.
     func info(
-        _ source: SourceImage, options: ProcessingOptions, components: BlurHashComponents?, metrics: ServiceMetrics,
+        _ source: SourceImage, options: ProcessingOptions, components: BlurHashComponents?, extras: InfoExtras = InfoExtras(),
+        metrics: ServiceMetrics,
         decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
         var header = try limits.checkHeader(source.data, format: source.format)
@@ -29,9 +30,12 @@ extension ImageProcessor {
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         let processStart = ContinuousClock.now
         let summary = ImagePlaceholder.summary(of: image, blurHashComponents: components)
-        let info = ImageInfo(
+        var info = ImageInfo(
             metadata: header, durationMs: animationDurationMs(source.data, header: header), bytes: source.data.count,
             summary: summary)
+        if extras.perceptualHash { info.perceptualHash = PerceptualHash.hash(image) }
+        if let average = extras.average { info.average = AverageColor.average(image, ignoreTransparent: average.ignoreTransparent) }
+        if extras.palette > 0 { info.palette = ColorPalette.palette(image, count: extras.palette) }
         var answer = info
         answer.hdr = HDRInfo(metadata: header, profile: coded?.colorProfile ?? header.colorProfile)
         let body = try answer.json()

@@ -11,21 +11,32 @@ struct InfoOutput: ServiceOutput {
 
     /// The BlurHash components asked for; `nil` chooses them from the aspect ratio.
     let components: BlurHashComponents?
+    /// `perceptual_hash`, `average`, `palette`.
+    let extras: InfoExtras
     var variant: FormatVariant { .any }
 
-    /// Takes the last `blurhash_components:%x:%y` (`bhc`) segment, each 1…9.
-    static func settings(from segments: inout [String]) throws(ImageServiceError) -> BlurHashComponents? {
+    /// Takes the last `blurhash_components:%x:%y` (`bhc`) segment, each 1…9, and the
+    /// ``InfoExtras`` segments.
+    static func settings(from segments: inout [String]) throws(ImageServiceError) -> (BlurHashComponents?, InfoExtras) {
         var components: BlurHashComponents?
+        var extras = InfoExtras()
         var rest: [String] = []
         for segment in segments {
-            if let parsed = try Self.components(segment) { components = parsed } else { rest.append(segment) }
+            if let parsed = try Self.components(segment) {
+                components = parsed
+            } else if try !extras.take(segment) {
+                rest.append(segment)
+            }
         }
         segments = rest
-        return components
+        return (components, extras)
     }
 
-    init(settings: BlurHashComponents?, options: ProcessingOptions, path: ImageRequestPath, accept: String?, negotiation: FormatNegotiation) {
-        components = settings
+    init(
+        settings: (BlurHashComponents?, InfoExtras), options: ProcessingOptions, path: ImageRequestPath, accept: String?,
+        negotiation: FormatNegotiation
+    ) {
+        (components, extras) = settings
     }
 
     /// The components of a `blurhash_components:%x:%y` (`bhc`) segment; `nil` for any other
@@ -42,7 +53,9 @@ struct InfoOutput: ServiceOutput {
     /// What stands for the output format in the ETag and the result-store key: `info:` and the
     /// BlurHash components (`auto` when chosen from the aspect ratio), so it never equals an
     /// image's.
-    var formatChoice: String { "info:" + (components?.description ?? "auto") }
+    var formatChoice: String {
+        "info:" + (components?.description ?? "auto") + (extras.description.isEmpty ? "" : ":" + extras.description)
+    }
 
     func drawsWatermark(_ options: ProcessingOptions) -> Bool { false }
 
@@ -62,6 +75,6 @@ struct InfoOutput: ServiceOutput {
         _ source: SourceImage, form: AnswerForm, options: ProcessingOptions, watermark: LoadedWatermark?, processor: ImageProcessor,
         metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
-        try processor.info(source, options: options, components: components, metrics: metrics, decodes: decodes)
+        try processor.info(source, options: options, components: components, extras: extras, metrics: metrics, decodes: decodes)
     }
 }

@@ -1,7 +1,8 @@
 import WebImage
 
 /// One named step applied to each frame's pixels, after the geometry is planned, in imgproxy's
-/// order (resample, blur, sharpen, pixelate, extend, padding, background, watermark). The frame
+/// order (resample, blur, sharpen, pixelate, the colour steps, extend, padding, background,
+/// watermark). The frame
 /// steps run one frame at a time, all of them on
 /// one frame before the next, so a request holds the result's frames and one frame's
 /// temporaries (what ``ProcessingBudget`` counts).
@@ -12,7 +13,7 @@ struct FrameStep: Sendable {
     let run: @Sendable (PixelBuffer, _ plan: GeometryPlan, _ context: ProcessingContext) -> PixelBuffer
 
     /// The frame steps, in order.
-    static let all: [FrameStep] = [.resample, .blur, .sharpen, .pixelate, .extend, .padding, .flatten, .watermark]
+    static let all: [FrameStep] = [.resample, .blur, .sharpen, .pixelate, .adjust, .monochrome, .duotone, .colorize, .gradient, .extend, .padding, .flatten, .watermark]
 }
 
 extension ProcessingStep {
@@ -37,9 +38,9 @@ extension ProcessingStep {
             result = result.replacing(gainMap: GainMapGeometry.carry(
                 map, source: current.image.pixelSize, plan: plan, reduction: current.reduction, resampler: current.resampler))
         }
-        if context.options.background != nil {
+        if context.options.background != nil, context.options.backgroundAlpha >= 1 {
             context.image = result.replacing(frames: result.frames, hasAlpha: false)
-        } else if !result.hasAlpha, plan.canvas != nil || plan.padding != nil {
+        } else if !result.hasAlpha, plan.canvas != nil || plan.padding != nil || context.options.background != nil {
             context.image = result.replacing(frames: result.frames, hasAlpha: true)
         } else {
             context.image = result

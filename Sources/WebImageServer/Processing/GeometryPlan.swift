@@ -49,7 +49,9 @@ struct GeometryPlan: Equatable, Sendable {
                 if value < 1 { return max(1, Int((value * Double(full)).rounded())) }
                 return min(full, Int(value.rounded()))
             }
-            let size = PixelSize(width: side(crop.width, source.width), height: side(crop.height, source.height))
+            let size = Self.correcting(
+                PixelSize(width: side(crop.width, source.width), height: side(crop.height, source.height)),
+                toAspectRatio: options.cropAspectRatio, enlarge: options.cropAspectRatioEnlarge, within: source)
             let gravity = crop.gravity ?? options.gravity
             area = Self.place(size, in: source, gravity: gravity, dpr: 1, smartCenter: { smartCenter(area) })
         }

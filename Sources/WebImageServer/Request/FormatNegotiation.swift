@@ -5,6 +5,9 @@ import WebImage
 struct FormatNegotiation: Sendable {
     /// Whether AVIF, WebP is answered to clients that accept it.
     var autoAVIF, autoWebP: Bool
+    /// The `best-format-*` settings (`format:best`, and requests without a format when
+    /// ``BestFormatSettings/byDefault``).
+    var best = BestFormatSettings()
 
     /// Whether `Accept` can change the answer at all.
     var negotiates: Bool { autoAVIF || autoWebP }

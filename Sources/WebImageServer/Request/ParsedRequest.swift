@@ -21,7 +21,7 @@ struct ParsedRequest<Output: ServiceOutput>: Sendable {
     /// presets, source policy, negotiation and clock.
     /// - Throws: the first check's ``ImageServiceError``.
     init(
-        path: String, accept: String?, signer: URLSigner?, presets: PresetTable, policy: SourcePolicy,
+        path: String, accept: String?, signer: URLSigner?, presets: PresetTable, maxPipelines: Int = 0, policy: SourcePolicy,
         negotiation: FormatNegotiation, now: Date
     ) throws(ImageServiceError) {
         let request = try ImageRequestPath(path: String(path.dropFirst(Output.pathPrefix.count)))
@@ -31,7 +31,7 @@ struct ParsedRequest<Output: ServiceOutput>: Sendable {
         let normalized = try SourceURLNormalizer.normalize(request.source)
         var segments = request.optionSegments
         let settings = try Output.settings(from: &segments)
-        let options = try ProcessingOptions.parse(segments: segments, presets: presets)
+        let options = try ProcessingOptions.parse(segments: segments, presets: presets, maxPipelines: maxPipelines)
         if ProcessingOptions.hasExpired(options.expires, now: now) { throw ImageServiceError.expired }
         try policy.check(normalized)
         self.path = path

@@ -37,6 +37,9 @@ extension ProcessingLimits {
             guard frames <= maxAnimationFrames else {
                 throw .tooLarge("\(frames) frames exceed \(maxAnimationFrames)")
             }
+            if frames > 1, maxAnimationFramePixels > 0, pixels > maxAnimationFramePixels {
+                throw .tooLarge("animation frames of \(metadata.pixelSize) exceed \(maxAnimationFramePixels) pixels (max_animation_frame_resolution)")
+            }
             let (total, overflow) = pixels.multipliedReportingOverflow(by: max(frames, 1))
             guard !overflow, total <= maxTotalAnimationPixels else {
                 throw .tooLarge("animation exceeds \(maxTotalAnimationPixels) pixels")

@@ -8,6 +8,9 @@ public struct ProcessingLimits: Sendable, Hashable {
     public var maxAnimationFrames = 100
     /// Most pixels of all frames of an animation together.
     public var maxTotalAnimationPixels = 500_000_000
+    /// Largest resolution of one frame of an animated source, in pixels; 0 = no limit of its
+    /// own (imgproxy's `MAX_ANIMATION_FRAME_RESOLUTION`, default 0).
+    public var maxAnimationFramePixels = 0
     /// Largest source in bytes (default 64 MiB).
     public var maxSourceBytes = 64 * 1024 * 1024
     /// Largest result side in pixels.
@@ -21,7 +24,7 @@ public struct ProcessingLimits: Sendable, Hashable {
     /// Largest encoded result in bytes; a bigger one is refused with 422 (default 64 MiB).
     public var maxResultBytes = 64 * 1024 * 1024
     /// What drawing one SVG source may cost: elements and filter primitives counted before
-    /// parsing, and the drawing time (default 10 s; see ``SVGRenderBudget``). Over the counts a
+    /// parsing, and the drawing time (default 10 s; see `SVGRenderBudget`). Over the counts a
     /// source is refused with 413, over the time with 422. The drawn size is held to
     /// ``maxSourcePixels`` like any source's.
     public var svgBudget = SVGRenderBudget.default

@@ -6,7 +6,8 @@ extension ImageService {
     /// The full path of a parsed request, an image or `/info` alike: ``produce(_:ifNoneMatch:)``
     /// under admission and the processing deadline (``admitted(_:)``).
     func reply<Output>(_ request: ParsedRequest<Output>, ifNoneMatch: String?) async throws -> ServiceReply {
-        try await admitted { [self] in try await produce(request, ifNoneMatch: ifNoneMatch) }
+        let placeLimit = ContinuousClock.now + .milliseconds(Int64(configuration.sourceWaitLimit * 1000))
+        return try await admitted { [self] in try await produce(request, ifNoneMatch: ifNoneMatch, placeLimit: placeLimit) }
     }
 
     /// `work` under admission and the processing deadline: one place per request from fetch to
@@ -34,19 +35,35 @@ extension ImageService {
     /// made, without fetching) → fetch → headers → 304, or the source as is (`raw`,
     /// `skip_processing`), or the result (cached, or made once on the pool, then also written
     /// to the result store) → remembered for the hit path. The watermark's identity is part of
-    /// the ETag and the result keys.
-    private func produce<Output>(_ request: ParsedRequest<Output>, ifNoneMatch: String?) async throws -> ServiceReply {
+    /// the ETag and the result keys. A request that has no place to fetch its source by
+    /// `placeLimit` is answered 503 with `Retry-After`, unfetched
+    /// (``ImageServiceConfiguration/sourceWaitLimit``).
+    private func produce<Output>(
+        _ request: ParsedRequest<Output>, ifNoneMatch: String?, placeLimit: ContinuousClock.Instant
+    ) async throws -> ServiceReply {
         let output = request.output, options = request.options
         let watermark = output.drawsWatermark(options) ? try await watermarks?.watermark() : nil
         let storeKey = resultStoreKey(request, watermark: watermark?.watermark.identity)
         if let storeKey, let stored = await storedReply(request, key: storeKey, ifNoneMatch: ifNoneMatch) { return stored }
-        // From fetch until the answer is encoded, the request holds its source: a slot.
-        try await slots.acquire()
-        defer { slots.release() }
-        let (source, fallbackStatus) = try await fetchSource(request.source, fallback: Output.answersWithFallback)
+        // From fetch until the answer is encoded, the request holds its source: a place, with
+        // room for the largest source until it is here, then for its size.
+        let reserved = configuration.limits.maxSourceBytes
+        do {
+            try await slots.acquire(bytes: reserved, until: placeLimit)
+        } catch is SourceSlots.WaitExpired {
+            throw ImageServiceError.busy(retryAfter: configuration.retryAfter)
+        }
+        var held = reserved
+        defer { slots.release(bytes: held) }
+        let (source, fallbackStatus) = try await fetchSource(
+            request.source, fallback: Output.answersWithFallback, fallbackURL: options.fallbackImageURL)
+        slots.settle(reserved: reserved, actual: source.data.count)
+        held = min(reserved, source.data.count)
+        // A request's `max_src_file_size` below the service's (the downloader stops at that one).
+        if fallbackStatus == nil { try processor.limits.lowered(by: options.limits).checkSource(bytes: source.data.count) }
         let form = output.form(sourceFormat: source.format, options: options, negotiation: negotiation)
         let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
-        let headers = ResponseHeaders(
+        var headers = ResponseHeaders(
             contentType: form.contentType, etag: ResponseHeaders.etag(identity: identity, options: options, format: form.etagFormat),
             maxAge: fallbackStatus != nil ? configuration.fallbackImageTTL ?? configuration.ttl : configuration.ttl,
             disposition: ResponseHeaders.disposition(options: options, source: request.source, ext: form.fileExtension),
@@ -60,6 +77,11 @@ extension ImageService {
         let result = try await made(
             source, request: request, form: form, watermark: watermark?.watermark, key: headers.etag,
             store: keep.map { ($0, source.lastModified) })
+        if form.retypedAfterRender, let made = result.format {
+            // `best`: the chosen candidate types the answer.
+            headers.contentType = made.imageFormat.mimeType
+            headers.disposition = ResponseHeaders.disposition(options: options, source: request.source, ext: made.imageFormat.fileExtension)
+        }
         let reply = answer(result.body, headers: headers, status: fallbackStatus)
         if fallbackStatus == nil, source.freshFor > 0 {
             // The next identical request takes the hit path (``knownReply``).
@@ -74,7 +96,7 @@ extension ImageService {
 
     /// The source, or (with `fallback`) the fallback image when the source cannot be had and
     /// one is configured, then also the status to answer with.
-    private func fetchSource(_ url: String, fallback useFallback: Bool) async throws -> (SourceImage, fallbackStatus: Int?) {
+    private func fetchSource(_ url: String, fallback useFallback: Bool, fallbackURL: String?) async throws -> (SourceImage, fallbackStatus: Int?) {
         let downloadStart = ContinuousClock.now
         do {
             let source = try await sources.fetch(url)
@@ -82,10 +104,26 @@ extension ImageService {
             guard source.format != .unknown else { throw ImageServiceError.notAnImage }
             return (source, nil)
         } catch let error as ImageServiceError {
-            guard useFallback, let fallback, error.isSourceFailure else { throw error }
+            guard useFallback, error.isSourceFailure else { throw error }
             let status = configuration.fallbackImageStatus == 0 ? error.status : configuration.fallbackImageStatus
+            if let fallbackURL {
+                // `fallback_image_url`: fetched under the source policy (normalised, allow-list,
+                // address policy, byte limit); when it cannot be had, the source's error stands.
+                guard let image = try? await fetchFallback(fallbackURL) else { throw error }
+                return (image, status)
+            }
+            guard let fallback else { throw error }
             return (fallback, status)
         }
+    }
+
+    /// The `fallback_image_url` image, fetched as a source is.
+    private func fetchFallback(_ url: String) async throws -> SourceImage {
+        let normalized = try SourceURLNormalizer.normalize(url)
+        try sources.policy.check(normalized)
+        let image = try await sources.fetch(normalized)
+        guard image.format != .unknown else { throw ImageServiceError.notAnImage }
+        return image
     }
 
     /// The result for `key`: from the result cache, or made once on the pool for every
@@ -107,7 +145,8 @@ extension ImageService {
             metrics.recordResultCache(hit: false, layer: "memory")
             let (output, options) = (request.output, request.options)
             result = try await renders.run(key) { [self] in
-                let made = try await pool.run { [processor, metrics, decodes] () throws -> RenderedResult in
+                let processor = processor.lowered(by: options.limits)
+                let made = try await pool.run { [metrics, decodes] () throws -> RenderedResult in
                     try output.make(
                         source, form: form, options: options, watermark: watermark, processor: processor, metrics: metrics, decodes: decodes)
                 }

@@ -13,7 +13,7 @@ import WebImage
 /// A request takes one of two paths (docs/ARCHITECTURE.md lists the steps): the hit path
 /// (`knownReply`) answers a path answered before from memory; the full path (`freshReply`,
 /// `ImageService+RequestLine.swift`) parses, admits, fetches, renders and answers, for an
-/// image and for `/info` alike (``ServiceOutput``).
+/// image and for `/info` alike (`ServiceOutput`).
 public final class ImageService: Sendable {
     /// The configuration it runs with.
     public let configuration: ImageServiceConfiguration
@@ -23,7 +23,7 @@ public final class ImageService: Sendable {
     let results: ResultCache
     let gate: AdmissionGate
     let pool: ProcessingPool
-    /// Bounds the requests holding a fetched source (`fetchAhead`).
+    /// Bounds the requests holding a fetched source (`fetchAhead`) and their bytes (`maxSourceMemory`).
     let slots: SourceSlots
     let renders = SingleFlight<String, RenderedResult>()
     let metrics: ServiceMetrics
@@ -53,11 +53,13 @@ public final class ImageService: Sendable {
         self.configuration = configuration
         signer = configuration.signer
         sources = SourceStore(configuration: configuration)
-        processor = ImageProcessor(limits: configuration.limits, stripColorProfile: configuration.stripColorProfile)
+        processor = ImageProcessor(
+            limits: configuration.limits, stripColorProfile: configuration.stripColorProfile, autoquality: configuration.autoquality,
+            autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
-        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead)
+        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead, byteBudget: configuration.sourceMemory)
         let metrics = ServiceMetrics()
         self.metrics = metrics
         resultStore = configuration.resultStore.map { store in
@@ -65,7 +67,7 @@ public final class ImageService: Sendable {
                 store: store, timeout: configuration.resultStoreTimeout, queue: configuration.resultStoreQueue,
                 queueBytes: configuration.resultStoreQueueBytes, metrics: metrics, logger: Logger(label: "webimage.server.result-store"))
         }
-        negotiation = FormatNegotiation(autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP)
+        negotiation = FormatNegotiation(autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP, best: configuration.bestFormat)
         fallback = configuration.fallbackImage.map {
             SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
         }
@@ -135,7 +137,7 @@ public final class ImageService: Sendable {
     /// negotiation and clock.
     func parse<Output>(_ path: String, accept: String?) throws(ImageServiceError) -> ParsedRequest<Output> {
         try ParsedRequest(
-            path: path, accept: accept, signer: signer, presets: configuration.presets, policy: sources.policy,
+            path: path, accept: accept, signer: signer, presets: configuration.presets, maxPipelines: configuration.maxChainedPipelines, policy: sources.policy,
             negotiation: negotiation, now: now())
     }
 

@@ -10,6 +10,9 @@ public struct ImageServiceConfiguration: Sendable {
     public var signatureSize = 32
     /// Named presets; `default` applies to every request.
     public var presets = PresetTable()
+    /// Most pipelines one URL may chain with `/-/` (imgproxy's `MAX_CHAINED_PIPELINES`,
+    /// presets' pipelines counted too); beyond, 400. 0 = no limit. Default 8.
+    public var maxChainedPipelines = 8
     /// Source and result limits.
     public var limits = ProcessingLimits()
     /// `Cache-Control: public, max-age=` seconds.
@@ -51,6 +54,10 @@ public struct ImageServiceConfiguration: Sendable {
     /// renders; `0` fetches a source only for a free worker, as imgproxy does, which bounds memory
     /// by `workers` sources but leaves a worker idle while its source downloads.
     public var fetchAhead: Int?
+    /// Bytes of sources requests may hold at once, downloads in flight included (each counted
+    /// at `limits.maxSourceBytes` until its source is here, then at its size); a request waits
+    /// for room before it fetches. `nil` (the default): ``defaultSourceMemory``.
+    public var maxSourceMemory: Int?
     /// Seconds a client is told to wait after a 429.
     public var retryAfter = 1
     /// Seconds a source download may take before 504.
@@ -116,6 +123,16 @@ public struct ImageServiceConfiguration: Sendable {
     /// `IMGPROXY_MAX_CLIENTS`, 2048). ``ImageServer/run(service:host:port:drainTimeout:logger:onListening:)``
     /// lowers it to what the file descriptor limit allows.
     public var maxClients = 2048
+
+    /// The quality search of requests without an `aq` option (`autoquality-*` settings).
+    public var autoquality = AutoQuality.none
+    /// `autoquality-format-min`: the search's lowest quality per format.
+    public var autoqualityFormatMin: [OutputFormat: Int] = [:]
+    /// `autoquality-format-max`: the search's highest quality per format.
+    public var autoqualityFormatMax: [OutputFormat: Int] = [:]
+
+    /// `format:best` (`best-format-*` settings).
+    public var bestFormat = BestFormatSettings()
 
     /// The defaults.
     public init() {}

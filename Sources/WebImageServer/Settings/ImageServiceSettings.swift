@@ -26,9 +26,13 @@ public enum ImageServiceSettings {
         Setting(name: "workers", meaning: "requests processed at once", defaultValue: "the core count", repeatable: false),
         Setting(name: "queue", meaning: "requests allowed to wait; beyond, 429", defaultValue: "64", repeatable: false),
         Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered); 0 = fetch only for a free worker", defaultValue: "every admitted request", repeatable: false),
+        Setting(name: "max-source-memory", meaning: "bytes of sources requests may hold at once, downloads in flight counted at max-src-bytes; a request waits for room before fetching, and gets 503 with Retry-After when it cannot start in time", defaultValue: "1073741824, or (workers + 1) × max-src-bytes when larger", repeatable: false),
         Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
         Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
         Setting(name: "max-animation-frames", meaning: "most frames of an animated source", defaultValue: "100", repeatable: false),
+        Setting(name: "max-animation-frame-resolution", meaning: "largest frame of an animated source in megapixels; 0 = none", defaultValue: "0", repeatable: false),
+        Setting(name: "max-result-dimension", meaning: "largest result width or height in pixels (then 400)", defaultValue: "16384", repeatable: false),
+        Setting(name: "max-chained-pipelines", meaning: "most pipelines one URL may chain with /-/, presets' included (then 400); 0 = no limit", defaultValue: "8", repeatable: false),
         Setting(name: "ttl", meaning: "Cache-Control max-age in seconds", defaultValue: "31536000", repeatable: false),
         Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
@@ -73,7 +77,7 @@ public enum ImageServiceSettings {
         Setting(name: "watermark-data", meaning: "base64 of the watermark image file", defaultValue: "none", repeatable: false),
         Setting(name: "watermark-opacity", meaning: "base opacity of the watermark, 0-1, multiplied by the wm option's", defaultValue: "1", repeatable: false),
         Setting(name: "watermark-url-ttl", meaning: "seconds a watermark fetched from watermark-url is used before it is fetched again", defaultValue: "3600", repeatable: false),
-    ]
+    ] + autoqualitySettings + bestFormatSettings
 
     /// What a bad setting is.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -142,16 +146,27 @@ public enum ImageServiceSettings {
         if let value = try int("workers", 1...1024) { configuration.workers = value }
         if let value = try int("queue", 0...1_000_000) { configuration.queue = value }
         if let value = try int("fetch-ahead", 0...1_000_000) { configuration.fetchAhead = value }
+        if let value = try int("max-source-memory", 1...Int.max) { configuration.maxSourceMemory = value }
         if let text = one("max-src-resolution") {
             guard let megapixels = Double(text), megapixels > 0, megapixels <= 10_000 else { throw Problem(description: "max-src-resolution: '\(text)' is not megapixels") }
             configuration.limits.maxSourcePixels = Int(megapixels * 1_000_000)
         }
         if let value = try int("max-src-bytes", 1...Int(Int32.max)) { configuration.limits.maxSourceBytes = value }
         if let value = try int("max-animation-frames", 1...100_000) { configuration.limits.maxAnimationFrames = value }
+        if let text = one("max-animation-frame-resolution") {
+            guard let megapixels = Double(text), megapixels >= 0, megapixels <= 10_000 else {
+                throw Problem(description: "max-animation-frame-resolution: '\(text)' is not megapixels")
+            }
+            configuration.limits.maxAnimationFramePixels = Int(megapixels * 1_000_000)
+        }
+        if let value = try int("max-result-dimension", 1...1_048_576) { configuration.limits.maxResultDimension = value }
+        if let value = try int("max-chained-pipelines", 0...1_000) { configuration.maxChainedPipelines = value }
         if let value = try int("ttl", 0...Int(Int32.max)) { configuration.ttl = value }
         if let value = try bool("auto-webp") { configuration.autoWebP = value }
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }
         if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
+        try applyAutoquality(values, to: &configuration)
+        try applyBestFormat(values, to: &configuration)
         if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
         if let value = try int("cache-max-size", 0...Int.max) { configuration.cacheMaxSize = value }
         if let text = one("cache-max-age") {

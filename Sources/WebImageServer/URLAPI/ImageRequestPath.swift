@@ -9,12 +9,14 @@ public struct ImageRequestPath: Sendable, Hashable {
     /// Everything after the signature segment, starting with `/`, exactly as received: what
     /// the signature signs.
     public var signedPath: String
-    /// The `name:arg:…` option segments, in order.
+    /// The `name:arg:…` option segments, in order (`-` segments chaining pipelines among them).
     public var optionSegments: [String]
     /// The source URL, decoded.
     public var source: String
     /// The format asked for by the extension, if any.
     public var extensionFormat: OutputFormat?
+    /// Whether the extension is `best` (`@best`, `.best`).
+    public var extensionIsBest = false
 
     /// The longest path accepted, before any parsing.
     public static let maximumLength = 8192
@@ -31,7 +33,7 @@ public struct ImageRequestPath: Sendable, Hashable {
         signedPath = "/" + segments.dropFirst().joined(separator: "/")
         var index = 1
         var options: [String] = []
-        while index < segments.count, segments[index].contains(":") {
+        while index < segments.count, segments[index].contains(":") || segments[index] == PipelineChain.separator {
             options.append(segments[index])
             index += 1
         }
@@ -48,7 +50,8 @@ public struct ImageRequestPath: Sendable, Hashable {
                 throw .badURL("plain source URL is empty or badly percent-encoded")
             }
             source = decoded
-            extensionFormat = try Self.format(ext)
+            extensionIsBest = ext?.lowercased() == "best"
+            extensionFormat = extensionIsBest ? nil : try Self.format(ext)
         } else {
             var encoded = segments[index...].joined()
             var ext: String?
@@ -61,7 +64,8 @@ public struct ImageRequestPath: Sendable, Hashable {
                 throw .badURL("source URL is not URL-safe base64 (or use /plain/)")
             }
             source = text
-            extensionFormat = try Self.format(ext)
+            extensionIsBest = ext?.lowercased() == "best"
+            extensionFormat = extensionIsBest ? nil : try Self.format(ext)
         }
     }
 

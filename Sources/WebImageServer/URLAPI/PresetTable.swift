@@ -10,16 +10,16 @@ public struct PresetTable: Sendable, Hashable {
     public init() {}
 
     /// Adds (or replaces) `name` with `options`, imgproxy's preset syntax: segments separated by
-    /// `/`, e.g. `rs:fill:300:300/q:80`. Checks the segments now, so a bad preset fails at start.
+    /// `/`, e.g. `rs:fill:300:300/q:80`, `-` chaining pipelines (``PipelineChain``). Checks the segments now, so a bad preset fails at start.
     public mutating func define(_ name: String, options: String) throws(ImageServiceError) {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw .badOption(option: "preset", reason: "invalid preset name '\(name)'")
         }
         let segments = options.split(separator: "/").map(String.init)
-        var probe = ProcessingOptions()
         var scratch = self
         scratch.presets[name] = segments
-        for segment in segments { try probe.apply(segment: segment, presets: scratch, depth: 1) }
+        var probe = PipelineChain(presets: scratch)
+        try probe.apply(segments, from: 0, depth: 1)
         presets[name] = segments
     }
 

@@ -6,14 +6,14 @@ extension ProcessingOptions {
     /// The largest `page` accepted (a larger one cannot name a page any source is allowed).
     static let maximumPage = 9_999
 
-    /// Options from URL segments: the `default` preset first (if defined), then each segment.
-    public static func parse(segments: [String], presets: PresetTable) throws(ImageServiceError) -> ProcessingOptions {
-        var options = ProcessingOptions()
-        if let defaults = presets.presets["default"] {
-            for segment in defaults { try options.apply(segment: segment, presets: presets, depth: 1) }
-        }
-        for segment in segments { try options.apply(segment: segment, presets: presets, depth: 0) }
-        return options
+    /// Options from URL segments: the `default` preset first (if defined), then each segment;
+    /// `-` segments chain pipelines (``PipelineChain``), at most `maxPipelines` of them (0 = no
+    /// limit).
+    public static func parse(segments: [String], presets: PresetTable, maxPipelines: Int = 0) throws(ImageServiceError) -> ProcessingOptions {
+        var chain = PipelineChain(presets: presets)
+        if let defaults = presets.presets["default"] { try chain.apply(defaults, from: 0, depth: 1) }
+        try chain.apply(segments, from: 0, depth: 0)
+        return try chain.options(maxPipelines: maxPipelines)
     }
 
     /// Applies one `name:arg:arg` segment. Unknown names and bad arguments throw
@@ -102,6 +102,8 @@ extension ProcessingOptions {
         case "quality", "q":
             try args.requireCount(1...1)
             quality = try args.quality(0)
+        case "autoquality", "aq":
+            do { autoquality = try AutoQuality.parse(args.values) } catch { throw args.bad(error.reason) }
         case "format_quality", "fq":
             guard !args.values.isEmpty, args.values.count % 2 == 0 else { throw args.bad("expected format:quality pairs") }
             for index in stride(from: 0, to: args.values.count, by: 2) {
@@ -109,7 +111,8 @@ extension ProcessingOptions {
             }
         case "format", "f", "ext":
             try args.requireCount(1...1)
-            format = try args.format(0)
+            bestFormat = args.values[0].lowercased() == "best"
+            format = bestFormat ? nil : try args.format(0)
         case "background", "bg":
             if args.values.isEmpty || args.values == [""] {
                 background = nil
@@ -151,14 +154,57 @@ extension ProcessingOptions {
         case "strip_color_profile", "scp":
             try args.requireCount(1...1)
             stripColorProfile = try args.bool(0)
-        case "preset", "pr":
-            guard !args.values.isEmpty else { throw args.bad("expected preset names") }
-            guard depth < Self.maximumPresetDepth else { throw args.bad("presets nested too deeply") }
-            for presetName in args.values {
-                guard let segments = presets.presets[presetName] else { throw args.bad("unknown preset '\(presetName)'") }
-                for inner in segments { try apply(segment: inner, presets: presets, depth: depth + 1) }
-                self.presets.append(presetName)
+        case "fallback_image_url", "fiu":
+            try args.requireCount(1...1)
+            guard let bytes = Base64URL.decode(args.values[0]), let url = String(bytes: bytes, encoding: .utf8), !url.isEmpty else {
+                throw args.bad("expected the URL-safe base64 of the fallback image's URL")
             }
+            fallbackImageURL = url
+        case "crop_aspect_ratio", "crop_ar", "car":
+            try args.requireCount(1...2)
+            cropAspectRatio = try args.number(0, in: 0...10_000, "aspect ratio")
+            cropAspectRatioEnlarge = args.nonEmpty(1) == nil ? false : try args.bool(1)
+        case "disable_animation", "da":
+            try args.requireCount(1...1)
+            disableAnimation = try args.bool(0)
+        case "background_alpha", "bga":
+            try args.requireCount(1...1)
+            backgroundAlpha = try args.number(0, in: 0...1, "alpha")
+        case "adjust", "a":
+            try args.adjust(&colorFilters)
+        case "brightness", "br":
+            try args.requireCount(1...1)
+            colorFilters.brightness = try args.brightness(0)
+        case "contrast", "co":
+            try args.requireCount(1...1)
+            colorFilters.contrast = try args.number(0, in: 0...OptionArguments.maximumColorFactor, "contrast")
+        case "saturation", "sa":
+            try args.requireCount(1...1)
+            colorFilters.saturation = try args.number(0, in: 0...OptionArguments.maximumColorFactor, "saturation")
+        case "monochrome", "mc":
+            colorFilters.monochrome = try args.monochrome()
+        case "duotone", "dt":
+            colorFilters.duotone = try args.duotone()
+        case "colorize", "col":
+            colorFilters.colorize = try args.colorize()
+        case "gradient", "gr":
+            colorFilters.gradient = try args.gradient()
+        case "max_src_resolution", "msr":
+            limits.sourcePixels = try args.megapixelLimit(allowZero: false)
+        case "max_src_file_size", "msfs":
+            limits.sourceBytes = try args.countLimit(allowZero: false)
+        case "max_animation_frames", "maf":
+            limits.animationFrames = try args.countLimit(allowZero: false)
+        case "max_animation_frame_resolution", "mafr":
+            limits.animationFramePixels = try args.megapixelLimit(allowZero: true)
+        case "max_result_dimension", "mrd":
+            limits.resultDimension = try args.countLimit(allowZero: true)
+        case "preset", "pr":
+            // Presets may hold chained pipelines: ``PipelineChain`` expands them.
+            var chain = PipelineChain(presets: presets, first: self)
+            try chain.apply([segment], from: 0, depth: depth)
+            guard chain.pipelines.count == 1 else { throw args.bad("a preset with chained pipelines must be used in the URL") }
+            self = chain.pipelines[0]
         case "cachebuster", "cb":
             try args.requireCount(1...1)
             cacheBuster = args.values[0].isEmpty ? nil : args.values[0]

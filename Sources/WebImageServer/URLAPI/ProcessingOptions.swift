@@ -28,6 +28,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// 0 = the per-format default.
     public var quality = 0
     public var formatQuality: [OutputFormat: Int] = [:]
+    /// `autoquality`/`aq`: the quality search; `nil` leaves it to the service's setting.
+    public var autoquality: AutoQuality?
+    /// `format:best`: the smallest of the service's candidate formats.
+    public var bestFormat = false
     /// `nil` = from the URL's extension, else negotiated.
     public var format: OutputFormat?
     public var background: RGBColor?
@@ -78,6 +82,30 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
     public var keepCopyright = false
+    /// `disable_animation` (`da`): treat every source as a still image, its first frame (or
+    /// the `page` asked for).
+    public var disableAnimation = false
+    /// `background_alpha` (`bga`): the opacity of `background`, 0…1; below 1 the result keeps
+    /// an alpha channel.
+    public var backgroundAlpha = 1.0
+    /// `fallback_image_url` (`fiu`): the image answered when the source cannot be had,
+    /// fetched under the source policy, instead of the configured fallback image.
+    public var fallbackImageURL: String?
+    /// `crop_aspect_ratio` (`crop_ar`, `car`): the width ÷ height the `crop` area is corrected
+    /// to; 0 = as given.
+    public var cropAspectRatio = 0.0
+    /// `crop_aspect_ratio`'s `enlarge`: enlarge the shorter side instead of reducing the longer.
+    public var cropAspectRatioEnlarge = false
+    /// The colour options (`adjust`, `monochrome`, `duotone`, `colorize`, `gradient`, …).
+    public var colorFilters = ColorFilters()
+    /// The request's own limits (`max_src_resolution` and the rest), which only lower the
+    /// service's.
+    public var limits = RequestLimits()
+    /// The chained pipelines after this one (`/-/`), each applied to the previous one's result;
+    /// their request-wide options are already in this one (``PipelineChain``).
+    public var chained: [ProcessingOptions] = []
+    /// Whether this pipeline or a chained one draws the watermark.
+    public var drawsWatermark: Bool { watermark != nil || chained.contains { $0.watermark != nil } }
     /// Names of the presets applied, in order.
     public var presets: [String] = []
 
@@ -103,7 +131,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         if !formatQuality.isEmpty {
             parts.append("fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
         }
-        parts.append("f:\(format?.rawValue ?? "-")")
+        if let autoquality { parts.append(autoquality.canonicalText) }
+        parts.append("f:\(bestFormat ? "best" : format?.rawValue ?? "-")")
         parts.append("bg:\(background?.description ?? "-")")
         parts.append("bl:\(blur)")
         parts.append("sh:\(sharpen)")
@@ -118,13 +147,27 @@ public struct ProcessingOptions: Sendable, Hashable {
         if enforceThumbnail { parts.append("eth:1") }
         if keepCopyright { parts.append("kcr:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
+        if let limits = limits.canonicalText { parts.append(limits) }
+        if let colors = colorFilters.canonicalText { parts.append(colors) }
+        if disableAnimation { parts.append("da:1") }
+        if cropAspectRatio > 0 { parts.append("car:\(cropAspectRatio):\(cropAspectRatioEnlarge)") }
+        if let fallbackImageURL { parts.append("fiu:" + Base64URL.encode(Array(fallbackImageURL.utf8))) }
+        if backgroundAlpha != 1 { parts.append("bga:\(backgroundAlpha)") }
         parts.append("cb:\(cacheBuster ?? "")")
         parts.append("mb:\(maxBytes)")
         parts.append("raw:\(raw)")
         parts.append("att:\(returnAttachment.map(String.init) ?? "-")")
         parts.append("fn:\(filename ?? "")")
         if !skipProcessing.isEmpty { parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":")) }
+        for next in chained { parts.append("-/" + next.pipelineCanonicalForm) }
         return parts.joined(separator: "/")
+    }
+
+    /// A chained pipeline's text: its request-wide options are the first pipeline's.
+    private var pipelineCanonicalForm: String {
+        var pipeline = self
+        pipeline.takeRequestOptions(from: ProcessingOptions())
+        return pipeline.canonicalForm
     }
 
     private static func text(_ gravity: Gravity) -> String {

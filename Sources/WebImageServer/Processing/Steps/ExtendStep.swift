@@ -5,7 +5,7 @@ extension FrameStep {
     /// it; ``PixelBuffer/extended(to:x:y:fill:)``).
     static let extend = FrameStep(name: "extend") { pixels, plan, context in
         guard let canvas = plan.canvas else { return pixels }
-        let fill = context.options.background.map { RGBA(r: $0.red, g: $0.green, b: $0.blue) } ?? RGBA(r: 0, g: 0, b: 0, a: 0)
+        let fill = context.options.backgroundFill
         return pixels.extended(to: canvas.size, x: canvas.origin.x, y: canvas.origin.y, fill: fill)
     }
 }

@@ -6,7 +6,7 @@ extension FrameStep {
     /// (``PixelBuffer/extended(to:x:y:fill:)``).
     static let padding = FrameStep(name: "padding") { pixels, plan, context in
         guard let padding = plan.padding else { return pixels }
-        let fill = context.options.background.map { RGBA(r: $0.red, g: $0.green, b: $0.blue) } ?? RGBA(r: 0, g: 0, b: 0, a: 0)
+        let fill = context.options.backgroundFill
         let size = PixelSize(width: pixels.width + padding.left + padding.right, height: pixels.height + padding.top + padding.bottom)
         return pixels.extended(to: size, x: padding.left, y: padding.top, fill: fill)
     }

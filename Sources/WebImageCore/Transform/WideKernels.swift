@@ -1,0 +1,82 @@
+import CResampleKernels
+
+/// The resampler's fixed-point passes for opaque rows at the machine's vector width: AVX2 on
+/// x86-64 when the CPU has it, with the horizontal pass on AVX-512BW where that is present too
+/// (both checked at run time, so the same binary runs on the x86-64 baseline), NEON on arm64. They live in the C target `CResampleKernels`, whose AVX2 functions
+/// carry per-function target attributes.
+///
+/// The arithmetic is that of ``FixedPointKernel`` and ``OpaqueRows``: exact integer sums of the
+/// same quantised weights with the same rounding, so the pixels are identical to the portable
+/// passes'. Only the order of the additions differs, and integer addition does not care.
+enum WideKernels {
+    /// Whether the machine-width passes run here. `false` on CPUs without AVX2 (and other
+    /// architectures), or when `WEBIMAGE_RESAMPLE_KERNELS=portable` is set.
+    static var available: Bool { level > 0 }
+
+    /// The widest kernel set here (`wi_resample_kernels_level`): 0 none, 1 AVX2, 2 NEON,
+    /// 3 AVX-512BW.
+    static let level: Int32 = wi_resample_kernels_level()
+
+    /// Every kernel set this machine runs, widest first (tests compare each with the portable
+    /// passes).
+    static var levels: [Int32] {
+        switch level {
+        case 3: [3, 1]
+        case 0: []
+        default: [level]
+        }
+    }
+
+    /// The name of kernel set `level`, for benchmarks and logs.
+    static func name(_ level: Int32) -> String {
+        switch level {
+        case 1: "avx2"
+        case 2: "neon"
+        case 3: "avx512bw"
+        default: "portable"
+        }
+    }
+
+    /// One opaque source row (RGBA8, `width` pixels) filtered horizontally into `output` as
+    /// ``OpaqueRows`` values, as the portable
+    /// ``FixedPointKernel`` pass makes them.
+    /// `scratch`: ``scratchCount(width:)`` values, zeroed once before the first row.
+    @inline(__always)
+    static func horizontal(
+        level: Int32, _ row: UnsafePointer<UInt8>, width: Int, table: KernelTable, kernel: FixedPointKernel,
+        scratch: UnsafeMutablePointer<Int16>, into output: UnsafeMutablePointer<SIMD4<Int16>>
+    ) {
+        let shift = Int32(kernel.precision - OpaqueRows.fraction)
+        table.starts.withUnsafeBufferPointer { starts in
+            table.counts.withUnsafeBufferPointer { counts in
+                kernel.taps.withUnsafeBufferPointer { taps in
+                    UnsafeMutableRawPointer(output).withMemoryRebound(to: Int16.self, capacity: starts.count * 4) { out in
+                        wi_resample_horizontal(
+                            level, row, width, starts.count, starts.baseAddress, counts.baseAddress, taps.baseAddress,
+                            kernel.blockStride, shift, Int32(128 << OpaqueRows.fraction), scratch, out)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The scratch ``horizontal(level:_:width:table:kernel:scratch:into:)`` needs for rows of `width` pixels.
+    static func scratchCount(width: Int) -> Int { (width + 16) * 4 }
+
+    /// Output row `y` of ``OpaqueRows`` from `count` filtered rows (`rows[count]` readable too,
+    /// as there), `width` pixels, into RGBA8 `bytes`.
+    @inline(__always)
+    static func vertical(
+        level: Int32, _ rows: UnsafePointer<UnsafePointer<Int16>?>, count: Int, weights: OpaqueRows, output y: Int, width: Int,
+        into bytes: UnsafeMutablePointer<UInt8>
+    ) {
+        let shift = Int32(weights.precision + OpaqueRows.fraction)
+        weights.weights.withUnsafeBufferPointer { all in
+            UnsafeRawPointer(all.baseAddress! + y * weights.pairStride).withMemoryRebound(
+                to: Int16.self, capacity: weights.pairStride * 8
+            ) { w in
+                wi_resample_vertical(level, rows, w, (count + 1) / 2, width, shift, bytes)
+            }
+        }
+    }
+}
