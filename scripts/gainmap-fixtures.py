@@ -2,6 +2,8 @@
 """Gain-map test inputs and checks, through libultrahdr (imagecodecs' ultrahdr codec).
 
   gainmap-fixtures.py make DIR     writes Ultra HDR JPEGs into DIR (printed, one a line)
+  gainmap-fixtures.py render FILE  writes libultrahdr's HDR rendition of FILE (linear float32
+                                   RGB, full boost) to FILE.rgbf
   gainmap-fixtures.py check FILE   decodes FILE with libultrahdr and prints JSON: the HDR
                                    rendition's size, the gain-map image's size and component
                                    count, and its ISO 21496-1 block and hdrgm XMP in hex
@@ -177,5 +179,12 @@ def check(path):
                       "hdr_finite": bool(np.isfinite(hdr.astype(np.float32)).all()), **meta}))
 
 
+def render(path):
+    """libultrahdr's HDR rendition of FILE (linear, full boost) as float32 RGB to FILE.rgbf."""
+    hdr = imagecodecs.ultrahdr_decode(open(path, "rb").read()).astype(np.float32)[..., :3]
+    hdr.tofile(path + ".rgbf")
+    print(json.dumps({"width": int(hdr.shape[1]), "height": int(hdr.shape[0])}))
+
+
 if __name__ == "__main__":
-    {"make": make, "check": check}[sys.argv[1]](sys.argv[2])
+    {"make": make, "check": check, "render": render}[sys.argv[1]](sys.argv[2])

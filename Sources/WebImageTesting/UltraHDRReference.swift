@@ -54,6 +54,26 @@ public enum UltraHDRReference {
         return json
     }
 
+    /// libultrahdr's HDR rendition of `data` at full boost: linear RGB (1.0 = SDR white), with its size.
+    public static func rendition(_ data: Data) throws -> (width: Int, height: Int, values: [Float]) {
+        let python = try python.get()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gainmap-render-\(UUID().uuidString).jpg")
+        try data.write(to: file)
+        let raw = URL(fileURLWithPath: file.path + ".rgbf")
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: raw)
+        }
+        let output = run(python, [script, "render", file.path])
+        guard output.status == 0, let json = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Int],
+            let width = json["width"], let height = json["height"]
+        else { throw ReferenceUnavailable(reason: "libultrahdr could not render the file: \(output.stderr.suffix(400))") }
+        let bytes = try Data(contentsOf: raw)
+        let values = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        guard values.count == width * height * 3 else { throw ReferenceUnavailable(reason: "short rendition") }
+        return (width, height, values)
+    }
+
     public static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
