@@ -55,8 +55,12 @@ struct RequestLineTests {
     @Test("Given the processing pipeline, then its steps run in the documented order")
     func stepOrder() {
         #expect(ProcessingPipeline.service.steps.map(\.name) == [
-            "thumbnail-orientation", "page", "rotate", "flip", "trim", "plan", "watermark", "frames",
+            "thumbnail-orientation", "page", "disable-animation", "rotate", "flip", "trim", "plan", "watermark", "frames",
+            "chained", "result-dimension", "autoquality",
         ])
-        #expect(FrameStep.all.map(\.name) == ["resample", "blur", "sharpen", "pixelate", "extend", "padding", "flatten", "watermark"])
+        #expect(FrameStep.all.map(\.name) == [
+            "resample", "blur", "sharpen", "pixelate", "adjust", "monochrome", "duotone", "colorize", "gradient", "extend",
+            "padding", "flatten", "watermark",
+        ])
     }
 }
