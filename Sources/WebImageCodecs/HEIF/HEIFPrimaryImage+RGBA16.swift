@@ -11,6 +11,30 @@ extension HEIFPrimaryImage {
     /// before the buffer is allocated.
     func decode16(limits: DecodeLimits) throws -> PixelBuffer {
         try limits.checkBudget(frames: 1, of: size, format: .rgba16)
+        return try Self.withHighBitDepthRGBA(handle, size: size) { plane, sourceStride, bits in
+            let width = size.width
+            let opaque = !hasAlpha
+            return PixelBuffer.make16(width: width, height: size.height) { out in
+                for y in 0..<size.height {
+                    let source = UnsafeRawPointer(plane.advanced(by: y * sourceStride))
+                    let row = y * width * 4
+                    for i in 0..<(width * 4) {
+                        let code = UInt16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+                        out[row + i] = opaque && i % 4 == 3 ? 65_535 : PixelFormat.widen(code, bits: bits)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `handle` decoded by libheif to interleaved 16-bit RGBA at the source's depth (codes
+    /// 0…2^bits − 1, little-endian, 9…16 bits, transforms applied), handed to `body` with its row
+    /// stride in bytes and its depth, and released after.
+    /// - Throws: `badImageData` when libheif fails or returns another size or no such plane.
+    static func withHighBitDepthRGBA<T>(
+        _ handle: OpaquePointer, size: PixelSize,
+        _ body: (_ plane: UnsafePointer<UInt8>, _ stride: Int, _ bits: Int) throws -> T
+    ) throws -> T {
         guard let options = heif_decoding_options_alloc() else {
             throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not allocate decoding options")
         }
@@ -19,7 +43,7 @@ extension HEIFPrimaryImage {
         var decoded: OpaquePointer?
         let error = heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RRGGBBAA_LE, options)
         guard error.code == heif_error_Ok, let decoded else {
-            throw WebImageError.badImageData(reason: "HEIF: \(Self.message(error))")
+            throw WebImageError.badImageData(reason: "HEIF: \(message(error))")
         }
         defer { heif_image_release(decoded) }
         let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
@@ -32,17 +56,6 @@ extension HEIFPrimaryImage {
         guard Int(planeStride) >= width * 8, PixelSize(width: width, height: height) == size else {
             throw WebImageError.badImageData(reason: "HEIF: decoded \(width)x\(height), expected \(size)")
         }
-        let opaque = !hasAlpha
-        let sourceStride = Int(planeStride)
-        return PixelBuffer.make16(width: width, height: height) { out in
-            for y in 0..<height {
-                let source = UnsafeRawPointer(plane.advanced(by: y * sourceStride))
-                let row = y * width * 4
-                for i in 0..<(width * 4) {
-                    let code = UInt16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
-                    out[row + i] = opaque && i % 4 == 3 ? 65_535 : PixelFormat.widen(code, bits: bits)
-                }
-            }
-        }
+        return try body(plane, Int(planeStride), bits)
     }
 }

@@ -132,43 +132,27 @@ final class HEIFPrimaryImage {
     private static func decodeToneMapped(
         _ handle: OpaquePointer, size: PixelSize, hasAlpha: Bool, _ transform: HDRToSDRTransform
     ) throws -> PixelBuffer {
-        guard let options = heif_decoding_options_alloc() else {
-            throw WebImageError.unsupportedFormat(.heif, reason: "libheif could not allocate decoding options")
-        }
-        defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 0
-        var decoded: OpaquePointer?
-        let error = heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RRGGBBAA_LE, options)
-        guard error.code == heif_error_Ok, let decoded else {
-            throw WebImageError.badImageData(reason: "HEIF: \(message(error))")
-        }
-        defer { heif_image_release(decoded) }
-        let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
-        let height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
-        let bits = Int(heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved))
-        var planeStride: Int32 = 0
-        guard width > 0, height > 0, bits == transform.inputBits,
-            let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &planeStride)
-        else { throw WebImageError.badImageData(reason: "HEIF: the decoder returned no \(transform.inputBits)-bit RGBA plane") }
-        guard Int(planeStride) >= width * 8, PixelSize(width: width, height: height) == size else {
-            throw WebImageError.badImageData(reason: "HEIF: decoded \(width)x\(height), expected \(size)")
-        }
-        let opaque = !hasAlpha
-        let sourceStride = Int(planeStride)
-        let maxCode = UInt16((1 << bits) - 1)
-        let row = UnsafeMutablePointer<UInt16>.allocate(capacity: width * 4)
-        defer { row.deallocate() }
-        return PixelBuffer.make(width: width, height: height) { out in
-            guard let base = out.baseAddress else { return }
-            for y in 0..<height {
-                let source = UnsafeRawPointer(plane.advanced(by: y * sourceStride))
-                for i in 0..<(width * 4) {
-                    row[i] = UInt16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+        try withHighBitDepthRGBA(handle, size: size) { plane, sourceStride, bits in
+            guard bits == transform.inputBits else {
+                throw WebImageError.badImageData(reason: "HEIF: the decoder returned no \(transform.inputBits)-bit RGBA plane")
+            }
+            let width = size.width
+            let opaque = !hasAlpha
+            let maxCode = UInt16((1 << bits) - 1)
+            let row = UnsafeMutablePointer<UInt16>.allocate(capacity: width * 4)
+            defer { row.deallocate() }
+            return PixelBuffer.make(width: width, height: size.height) { out in
+                guard let base = out.baseAddress else { return }
+                for y in 0..<size.height {
+                    let source = UnsafeRawPointer(plane.advanced(by: y * sourceStride))
+                    for i in 0..<(width * 4) {
+                        row[i] = UInt16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+                    }
+                    if opaque {
+                        for alpha in stride(from: 3, to: width * 4, by: 4) { row[alpha] = maxCode }
+                    }
+                    transform.apply(row, base.advanced(by: y * width * 4), count: width)
                 }
-                if opaque {
-                    for alpha in stride(from: 3, to: width * 4, by: 4) { row[alpha] = maxCode }
-                }
-                transform.apply(row, base.advanced(by: y * width * 4), count: width)
             }
         }
     }
