@@ -2,39 +2,54 @@ import CAVIF
 import Foundation
 import WebImageCore
 
-/// AVIF encoding with libavif (libaom): still images and image sequences, lossy (4:2:0) or
-/// lossless (4:4:4, identity matrix), with alpha.
+/// AVIF encoding with libavif (libaom): still images and image sequences, lossy (4:2:0, or
+/// 4:4:4 per ``/WebImageCore/AVIFEncodeSettings``) or lossless (4:4:4, identity matrix), with
+/// alpha.
 ///
 /// Quality 0…1 maps linearly onto AV1's quantizer 63…0 (colour and alpha alike), as libavif
-/// 1.x's own `quality` setting does. libaom runs at
-/// speed 8 — a server-side thumbnail trade-off: much faster than its default 6 for files within
-/// a few percent of the size — on one thread (the ProcessingPool bounds parallelism). Image
-/// sequences loop forever (libavif 0.11 writes no repetition count).
+/// 1.x's own `quality` setting does. libaom's speed comes from the settings: by default 9 for
+/// images up to about a megapixel (with the quality lifted one quantizer step, so the score
+/// matches speed 8's) and 8 above — the measured trade-off is in docs/PERFORMANCE.md. One thread
+/// per encode (the ProcessingPool bounds parallelism). Image sequences loop forever (libavif
+/// 0.11 writes no repetition count).
 enum AVIFEncoding {
-    /// The speed handed to libaom (0 slowest … 10 fastest).
-    static let speed: Int32 = 8
-
     /// Encodes `image` per `options` (size cap, quality, lossless, file-size target, animation).
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
         let source = options.preparedImage(image)
         if let maxBytes = options.maxFileSize, !options.lossless {
             return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) {
-                try encode($0, quality: $1, lossless: false)
+                try encode($0, quality: $1, lossless: false, settings: options.avif)
             }
         }
-        return try encode(source, quality: options.clampedQuality, lossless: options.lossless)
+        return try encode(source, quality: options.clampedQuality, lossless: options.lossless, settings: options.avif)
     }
 
     /// One encode at a fixed quality (0…1), through ``AVIFFrameWriter``.
-    static func encode(_ image: Image, quality: Double, lossless: Bool) throws -> Data {
+    static func encode(_ image: Image, quality: Double, lossless: Bool, settings: AVIFEncodeSettings) throws -> Data {
         let opaque = !image.hasAlpha || image.frames.allSatisfy { $0.pixels.isFullyOpaque() }
         let writer = AVIFFrameWriter(
-            quality: quality, lossless: lossless, opaque: opaque, iccProfile: EmbeddedProfile.iccData(for: image))
+            quality: quality, lossless: lossless, opaque: opaque, settings: settings,
+            pixelCount: image.width * image.height, iccProfile: EmbeddedProfile.iccData(for: image))
         return try FrameByFrameEncoder.encode(image, with: writer)
     }
 
-    /// A libavif encoder set up for `quality` (0…1) or lossless (the caller destroys it).
-    static func makeEncoder(quality: Double, lossless: Bool) throws -> UnsafeMutablePointer<avifEncoder> {
+    /// What one file is encoded with: libaom's speed, the quality (0…1, lifted at the
+    /// size-chosen speed 9) and whether chroma is halved.
+    struct Tuning: Equatable {
+        var speed: Int32
+        var quality: Double
+        var subsampled: Bool
+
+        init(quality: Double, lossless: Bool, settings: AVIFEncodeSettings, pixelCount: Int) {
+            speed = Int32(settings.speed(forPixelCount: pixelCount))
+            self.quality = lossless ? 1 : settings.quality(quality, forPixelCount: pixelCount)
+            subsampled = !lossless && settings.subsamples(atQuality: quality)
+        }
+    }
+
+    /// A libavif encoder set up for `tuning` or lossless (the caller destroys it).
+    static func makeEncoder(_ tuning: Tuning, lossless: Bool) throws -> UnsafeMutablePointer<avifEncoder> {
+        let quality = tuning.quality
         guard let encoder = avifEncoderCreate() else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an encoder")
         }
@@ -43,7 +58,7 @@ enum AVIFEncoding {
         encoder.pointee.maxQuantizer = quantizer
         encoder.pointee.minQuantizerAlpha = quantizer
         encoder.pointee.maxQuantizerAlpha = quantizer
-        encoder.pointee.speed = speed
+        encoder.pointee.speed = tuning.speed
         encoder.pointee.maxThreads = 1
         encoder.pointee.timescale = 1000
         return encoder
@@ -51,9 +66,9 @@ enum AVIFEncoding {
 
     /// `pixels` converted to an 8-bit YUV `avifImage` (the caller destroys it).
     static func yuvImage(
-        _ pixels: PixelBuffer, lossless: Bool, opaque: Bool, iccProfile: Data? = nil
+        _ pixels: PixelBuffer, lossless: Bool, subsampled: Bool = true, opaque: Bool, iccProfile: Data? = nil
     ) throws -> UnsafeMutablePointer<avifImage> {
-        let format = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
+        let format = !lossless && subsampled ? AVIF_PIXEL_FORMAT_YUV420 : AVIF_PIXEL_FORMAT_YUV444
         guard let image = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8, format) else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an image")
         }

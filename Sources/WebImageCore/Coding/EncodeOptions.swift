@@ -16,6 +16,10 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Ultra HDR and ISO 21496-1 together). Formats that cannot carry one leave it out whatever
     /// this says. Default on; off writes the SDR base alone.
     public var keepsGainMap: Bool = true
+    /// AVIF's speed and chroma subsampling (by default chosen by image size).
+    public var avif = AVIFEncodeSettings()
+    /// JPEG XL's effort, 1 (fastest) … 9 (smallest); `nil` is libjxl's default, 7.
+    public var jxlEffort: Int?
 
     public init(
         quality: Double = 0.9,

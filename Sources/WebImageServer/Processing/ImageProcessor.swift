@@ -16,11 +16,16 @@ struct ImageProcessor: Sendable {
     /// The service's `strip-color-profile` setting: convert to sRGB (default) or keep the
     /// source's profile, when the URL has no `scp` option.
     var stripColorProfile = true
+    /// JPEG XL's encoding effort (the `jxl-effort` setting).
+    var jxlEffort = 4
+    /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
+    var avifSpeed: Int?
 
-    /// imgproxy's per-format default qualities.
+    /// imgproxy's per-format default qualities (`webp=79,avif=63,jxl=77`, 80 for the others).
     static func defaultQuality(for format: OutputFormat) -> Int {
         switch format {
-        case .avif: 65
+        case .avif: 63
+        case .jxl: 77
         case .webp: 79
         default: 80
         }
@@ -53,6 +58,14 @@ struct ImageProcessor: Sendable {
         }
         // V-5: the result's size and working memory, from the plan, before decoding.
         try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
+        // A JPEG whose pixels no step changes becomes JPEG XL losslessly, without decoding.
+        if format == .jxl, thumbnail == nil, container == nil,
+            let body = losslessJPEGXL(data, format: sourceFormat, header: header, options: options) {
+            let encodeStart = ContinuousClock.now
+            try limits.checkResult(bytes: body.count)
+            metrics.recordStage("encode", ContinuousClock.now - encodeStart)
+            return RenderedResult(body: ByteBuffer(bytes: body), format: format)
+        }
         decodes.increment()
         // A container's thumbnail was decoded above: its time counts as the decode.
         let decodeStart = container == nil ? ContinuousClock.now : containerStart
@@ -111,10 +124,12 @@ struct ImageProcessor: Sendable {
     /// Encodes `image` as `format` with the request's quality and byte limit.
     func encode(_ image: Image, as format: OutputFormat, options: ProcessingOptions) throws(ImageServiceError) -> Data {
         let quality = options.quality > 0 ? options.quality : (options.formatQuality[format] ?? Self.defaultQuality(for: format))
-        let encodeOptions = EncodeOptions(
+        var encodeOptions = EncodeOptions(
             quality: Double(quality) / 100,
             maxFileSize: options.maxBytes > 0 ? options.maxBytes : nil,
             keepAnimation: format.isAnimatable)
+        encodeOptions.avif = AVIFEncodeSettings(speed: avifSpeed)
+        encodeOptions.jxlEffort = jxlEffort
         do {
             return try coders.encode(image, format: format.imageFormat, options: encodeOptions)
         } catch WebImageError.cancelled {

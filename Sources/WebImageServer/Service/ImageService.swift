@@ -53,7 +53,9 @@ public final class ImageService: Sendable {
         self.configuration = configuration
         signer = configuration.signer
         sources = SourceStore(configuration: configuration)
-        processor = ImageProcessor(limits: configuration.limits, stripColorProfile: configuration.stripColorProfile)
+        processor = ImageProcessor(
+            limits: configuration.limits, stripColorProfile: configuration.stripColorProfile, jxlEffort: configuration.jxlEffort,
+            avifSpeed: configuration.avifSpeed)
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
@@ -65,7 +67,7 @@ public final class ImageService: Sendable {
                 store: store, timeout: configuration.resultStoreTimeout, queue: configuration.resultStoreQueue,
                 queueBytes: configuration.resultStoreQueueBytes, metrics: metrics, logger: Logger(label: "webimage.server.result-store"))
         }
-        negotiation = FormatNegotiation(autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP)
+        negotiation = FormatNegotiation(autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP, autoJXL: configuration.autoJXL)
         fallback = configuration.fallbackImage.map {
             SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
         }
