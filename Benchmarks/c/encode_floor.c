@@ -6,8 +6,8 @@
  *   webp  libwebp WebPConfigInit (method 4, libwebp's default) with quality Q; WebPPicture with
  *         use_argb = 1, WebPPictureImportRGBX (opaque input), WebPMemoryWriter, WebPEncode
  *         (WebPEncoding.makeConfig / encodeStill)
- *   avif  libavif: min/max quantizer (colour and alpha) = (1 - Q'/100) * 63 + 0.5 truncated,
- *         with Q' = Q + 2 and speed 9 up to 1.2 MP (speed 8 and Q' = Q above), maxThreads 1, 8-bit YUV 4:2:0 full range, avifImageRGBToYUV from RGBA with
+ *   avif  libavif: min/max quantizer (colour and alpha) = (1 - Q/100) * 63 + 0.5 truncated, less
+ *         3 up to 0.1 MP and 2 up to 1.2 MP with speed 9 (speed 8, no lift above), maxThreads 1, 8-bit YUV 4:2:0 full range, avifImageRGBToYUV from RGBA with
  *         ignoreAlpha, avifEncoderWrite (AVIFEncoding.makeEncoder / yuvImage, AVIFFrameWriter,
  *         AVIFEncodeSettings' size-chosen speed)
  * The thumbnail is made once, untimed: the JPEG FILE decoded at 1/DENOM with TurboJPEG, then a
@@ -96,9 +96,10 @@ static size_t encode_webp(const unsigned char *rgba, int w, int h, int q) {
 static size_t encode_avif(const unsigned char *rgba, int w, int h, int q) {
     avifEncoder *encoder = avifEncoderCreate();
     if (!encoder) return 0;
-    int small = (long)w * h <= 1200000;
-    double lifted = small && q < 100 ? (q + 2 > 100 ? 100 : q + 2) : q;
-    int quantizer = (int)((1 - lifted / 100.0) * 63 + 0.5);
+    long pixels = (long)w * h;
+    int small = pixels <= 1200000, lift = !small ? 0 : pixels <= 100000 ? 3 : 2;
+    int quantizer = (int)((1 - q / 100.0) * 63 + 0.5) - lift;
+    if (quantizer < 0) quantizer = 0;
     encoder->minQuantizer = encoder->maxQuantizer = quantizer;
     encoder->minQuantizerAlpha = encoder->maxQuantizerAlpha = quantizer;
     encoder->speed = small ? 9 : 8;

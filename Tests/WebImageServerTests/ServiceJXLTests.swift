@@ -82,7 +82,7 @@ import WebImageTesting
 
     @Test("Given auto-jxl, when the client accepts JPEG XL, then it is answered before AVIF, with Vary: Accept")
     func autoJXLNegotiation() async throws {
-        let on = try await ServiceHarness.start { $0.autoJXL = true }
+        let on = try await ServiceHarness.start { $0.autoJXL = true; $0.autoAVIF = true }
         defer { Task { await on.stop() } }
         on.origin.route("/src.png", .ok(try TestImages.png(width: 16, height: 16), contentType: "image/png"))
         let jxl = try await on.get(on.plainPath("/src.png"), headers: [("Accept", "image/avif,image/jxl,image/webp")])
@@ -91,7 +91,7 @@ import WebImageTesting
         let avif = try await on.get(on.plainPath("/src.png"), headers: [("Accept", "image/avif,image/webp")])
         #expect(avif.header("Content-Type") == "image/avif")
         #expect(jxl.header("ETag") != avif.header("ETag"))
-        let off = try await ServiceHarness.start()
+        let off = try await ServiceHarness.start { $0.autoAVIF = true }
         defer { Task { await off.stop() } }
         off.origin.route("/src.png", .ok(try TestImages.png(width: 16, height: 16), contentType: "image/png"))
         let notAsked = try await off.get(off.plainPath("/src.png"), headers: [("Accept", "image/jxl,image/avif")])

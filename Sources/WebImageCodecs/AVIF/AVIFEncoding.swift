@@ -8,8 +8,8 @@ import WebImageCore
 ///
 /// Quality 0…1 maps linearly onto AV1's quantizer 63…0 (colour and alpha alike), as libavif
 /// 1.x's own `quality` setting does. libaom's speed comes from the settings: by default 9 for
-/// images up to about a megapixel (with the quality lifted one quantizer step, so the score
-/// matches speed 8's) and 8 above — the measured trade-off is in docs/PERFORMANCE.md. One thread
+/// images up to 1.2 MP (with the quantizer lowered two or three steps, so the score matches
+/// speed 8's) and 8 above — the measured trade-off is in docs/PERFORMANCE.md. One thread
 /// per encode (the ProcessingPool bounds parallelism). Image sequences loop forever (libavif
 /// 0.11 writes no repetition count).
 enum AVIFEncoding {
@@ -33,31 +33,30 @@ enum AVIFEncoding {
         return try FrameByFrameEncoder.encode(image, with: writer)
     }
 
-    /// What one file is encoded with: libaom's speed, the quality (0…1, lifted at the
-    /// size-chosen speed 9) and whether chroma is halved.
+    /// What one file is encoded with: libaom's speed, the AV1 quantizer and whether chroma is
+    /// halved.
     struct Tuning: Equatable {
         var speed: Int32
-        var quality: Double
+        var quantizer: Int32
         var subsampled: Bool
 
         init(quality: Double, lossless: Bool, settings: AVIFEncodeSettings, pixelCount: Int) {
             speed = Int32(settings.speed(forPixelCount: pixelCount))
-            self.quality = lossless ? 1 : settings.quality(quality, forPixelCount: pixelCount)
+            let asked = Int32((1 - min(1, max(0, quality))) * 63 + 0.5)
+            quantizer = lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : max(0, asked - Int32(settings.quantizerLift(forPixelCount: pixelCount)))
             subsampled = !lossless && settings.subsamples(atQuality: quality)
         }
     }
 
-    /// A libavif encoder set up for `tuning` or lossless (the caller destroys it).
-    static func makeEncoder(_ tuning: Tuning, lossless: Bool) throws -> UnsafeMutablePointer<avifEncoder> {
-        let quality = tuning.quality
+    /// A libavif encoder set up for `tuning` (the caller destroys it).
+    static func makeEncoder(_ tuning: Tuning) throws -> UnsafeMutablePointer<avifEncoder> {
         guard let encoder = avifEncoderCreate() else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an encoder")
         }
-        let quantizer = lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : Int32((1 - min(1, max(0, quality))) * 63 + 0.5)
-        encoder.pointee.minQuantizer = quantizer
-        encoder.pointee.maxQuantizer = quantizer
-        encoder.pointee.minQuantizerAlpha = quantizer
-        encoder.pointee.maxQuantizerAlpha = quantizer
+        encoder.pointee.minQuantizer = tuning.quantizer
+        encoder.pointee.maxQuantizer = tuning.quantizer
+        encoder.pointee.minQuantizerAlpha = tuning.quantizer
+        encoder.pointee.maxQuantizerAlpha = tuning.quantizer
         encoder.pointee.speed = tuning.speed
         encoder.pointee.maxThreads = 1
         encoder.pointee.timescale = 1000

@@ -32,7 +32,7 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     }
 
     func encodeStill(_ pixels: PixelBuffer) throws -> Data {
-        let encoder = try AVIFEncoding.makeEncoder(tuning, lossless: lossless)
+        let encoder = try AVIFEncoding.makeEncoder(tuning)
         defer { avifEncoderDestroy(encoder) }
         let frame = try AVIFEncoding.yuvImage(
             pixels, lossless: lossless, subsampled: tuning.subsampled, opaque: opaque, iccProfile: iccProfile)
@@ -44,7 +44,7 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     }
 
     func addAnimationFrame(_ pixels: PixelBuffer, duration: Double) throws {
-        if sequence == nil { sequence = try AVIFEncoding.makeEncoder(tuning, lossless: lossless) }
+        if sequence == nil { sequence = try AVIFEncoding.makeEncoder(tuning) }
         guard let sequence else { return }
         let yuv = try AVIFEncoding.yuvImage(
             pixels, lossless: lossless, subsampled: tuning.subsampled, opaque: opaque, iccProfile: iccProfile)

@@ -1,11 +1,12 @@
 /// How the AVIF encoder trades CPU for size (imgproxy's `IMGPROXY_AVIF_SPEED` and
 /// `avif_options`' speed and chroma subsampling), part of ``EncodeOptions``.
 ///
-/// The default speed depends on the image's size: AV1 at libaom speed 9 costs about half the CPU
-/// of speed 8 on thumbnails for files about a fifth larger at the same SSIMULACRA2 score, so
-/// images up to ``fastestSpeedPixelLimit`` pixels use 9 and larger ones 8 (the measurements
-/// are in docs/PERFORMANCE.md, "AVIF encoder"). Quality then gets a small lift at speed 9 so
-/// the score matches speed 8's (``qualityLift``).
+/// The default speed depends on the image's size. At equal SSIMULACRA2 score, libaom speed 9
+/// costs 0.3–0.5× the CPU of speed 8 on thumbnails, for files about a quarter larger, once its
+/// quantizer is lowered by two steps (three for images of at most 0.1 MP, whose fine detail
+/// speed 9 loses more). So images up to ``fastestSpeedPixelLimit`` pixels use speed 9 with that
+/// lift (``quantizerLift(forPixelCount:)``) and larger ones speed 8 at the quantizer asked for.
+/// The measurements are in docs/PERFORMANCE.md, "AVIF encoder" (`make bench-avif`).
 public struct AVIFEncodeSettings: Sendable, Hashable {
     /// Whether the chroma planes are halved (4:2:0) or kept (4:4:4).
     public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable {
@@ -24,9 +25,6 @@ public struct AVIFEncodeSettings: Sendable, Hashable {
 
     /// Images up to this many pixels encode at speed 9 when no speed is given; larger ones at 8.
     public static let fastestSpeedPixelLimit = 1_200_000
-    /// Added to the quality (0…1) at speed 9, when no speed is given, so that the result scores
-    /// as well as speed 8 at the requested quality (one step of the AV1 quantizer, about 0.02).
-    public static let qualityLift = 0.02
 
     /// Settings with `speed` (clamped to 0…9 when given) and `subsampling`.
     public init(speed: Int? = nil, subsampling: ChromaSubsampling = .auto) {
@@ -39,11 +37,12 @@ public struct AVIFEncodeSettings: Sendable, Hashable {
         speed ?? (pixelCount <= Self.fastestSpeedPixelLimit ? 9 : 8)
     }
 
-    /// The quality (0…1) to encode at for `quality` asked and an image of `pixelCount` pixels:
-    /// lifted by ``qualityLift`` when the size-chosen speed is 9.
-    public func quality(_ quality: Double, forPixelCount pixelCount: Int) -> Double {
-        guard speed == nil, pixelCount <= Self.fastestSpeedPixelLimit, quality < 1 else { return quality }
-        return min(1, quality + Self.qualityLift)
+    /// How many steps below the asked-for quantizer (0…63) an image of `pixelCount` pixels is
+    /// encoded at, so that the size-chosen speed 9 scores as well as speed 8 would: 3 up to
+    /// 100,000 pixels, 2 up to ``fastestSpeedPixelLimit``, 0 above it or when a speed is given.
+    public func quantizerLift(forPixelCount pixelCount: Int) -> Int {
+        guard speed == nil, pixelCount <= Self.fastestSpeedPixelLimit else { return 0 }
+        return pixelCount <= 100_000 ? 3 : 2
     }
 
     /// Whether an encode at `quality` (0…1) halves the chroma planes.
