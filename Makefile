@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
-  bench-resize bench-avif bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
+  bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
@@ -171,6 +171,15 @@ soak-service: setup
 RESIZE_RUNS ?= 7
 bench-resize: bench-setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/bench-resize.sh $(RESIZE_RUNS)
+
+## bench-hdr: a 12 MP Ultra HDR JPEG (made by libultrahdr) to 500 px — CPU with its gain map,
+## without it and libvips 8.18's thumbnail (interleaved medians), then the HDR renditions' PSNR
+## in the PQ domain and our SDR base against our plain thumbnail (scripts/bench-hdr.sh;
+## HDR_ROUNDS rounds of HDR_ITERATIONS)
+HDR_ROUNDS ?= 5
+HDR_ITERATIONS ?= 3
+bench-hdr: setup
+	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash scripts/bench-hdr.sh $(HDR_ROUNDS) $(HDR_ITERATIONS)
 
 ## bench-thumbnail: the thumbnail path (shrink-on-load decode, fit 400x400, JPEG q80) against
 ## Pillow and libvips, in-process and single-threaded (Benchmarks/run-thumbnail.sh; THUMBNAIL_ITERATIONS),

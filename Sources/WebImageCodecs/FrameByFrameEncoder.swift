@@ -25,6 +25,8 @@ final class FrameByFrameEncoder: AnimatedImageEncoder {
     private let frameSize: PixelSize
     private let outputSize: PixelSize
     private let keepsAnimation: Bool
+    /// Whether 16-bit frames reach the writer as they are (else converted to RGBA8 first).
+    private let keepsHighBitDepth: Bool
     private var pending: (pixels: PixelBuffer, duration: Double)?
     private var count = 0
     private var finished = false
@@ -32,7 +34,13 @@ final class FrameByFrameEncoder: AnimatedImageEncoder {
     /// - Parameters:
     ///   - frameSize: the size of the frames ``add(_:duration:)`` accepts.
     ///   - outputSize: the size the writer was made for (frames are fitted to it).
-    init(writer: any AnimationFrameWriter, frameSize: PixelSize, outputSize: PixelSize, keepsAnimation: Bool) {
+    ///   - keepsHighBitDepth: hand 16-bit frames to the writer as they are (writers that write
+    ///     them); by default they are converted to RGBA8 (nearest value).
+    init(
+        writer: any AnimationFrameWriter, frameSize: PixelSize, outputSize: PixelSize, keepsAnimation: Bool,
+        keepsHighBitDepth: Bool = false
+    ) {
+        self.keepsHighBitDepth = keepsHighBitDepth
         self.writer = writer
         self.frameSize = frameSize
         self.outputSize = outputSize
@@ -52,6 +60,7 @@ final class FrameByFrameEncoder: AnimatedImageEncoder {
                 reason: "frame \(count + 1) is \(pixels.width)x\(pixels.height); the animation's frames are \(frameSize)")
         }
         if count >= 1 && !keepsAnimation { return }
+        let pixels = keepsHighBitDepth ? pixels : pixels.convertedToRGBA8()
         let fitted = outputSize == frameSize ? pixels : pixels.downscaled(to: outputSize)
         count += 1
         if count == 1 {
@@ -78,9 +87,10 @@ final class FrameByFrameEncoder: AnimatedImageEncoder {
 
     /// Encodes every frame of `image` (already prepared: upright, sized, frames chosen) with
     /// `writer`: the whole-image encode, through the same path as frame-by-frame encoding.
-    static func encode(_ image: Image, with writer: any AnimationFrameWriter) throws -> Data {
+    static func encode(_ image: Image, with writer: any AnimationFrameWriter, keepingHighBitDepth: Bool = false) throws -> Data {
         let encoder = FrameByFrameEncoder(
-            writer: writer, frameSize: image.pixelSize, outputSize: image.pixelSize, keepsAnimation: true)
+            writer: writer, frameSize: image.pixelSize, outputSize: image.pixelSize, keepsAnimation: true,
+            keepsHighBitDepth: keepingHighBitDepth)
         for frame in image.frames { try encoder.add(frame.pixels, duration: frame.duration) }
         return try encoder.finish()
     }

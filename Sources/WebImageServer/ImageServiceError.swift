@@ -30,6 +30,10 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
     case timedOut
     /// The service is shutting down. 503.
     case unavailable
+    /// The request could not get room to fetch its source in time for its deadline (held
+    /// sources at `max-source-memory` or `fetch-ahead`); try again after `retryAfter` seconds.
+    /// 503, answered before the source is fetched.
+    case busy(retryAfter: Int)
     /// The origin answered 304 to a revalidation (internal: the cached source is used).
     case notModified
 
@@ -40,6 +44,14 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .sourceNotFound, .sourceFailed, .timedOut, .tooLarge, .notAnImage: true
         default: false
+        }
+    }
+
+    /// The seconds of the `Retry-After` header: after a 429 or a busy 503.
+    public var retryAfter: Int? {
+        switch self {
+        case let .queueFull(retryAfter), let .busy(retryAfter): retryAfter
+        default: nil
         }
     }
 
@@ -54,7 +66,7 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unprocessable: 422
         case .queueFull: 429
         case .sourceFailed: 502
-        case .unavailable: 503
+        case .unavailable, .busy: 503
         case .notModified: 304
         case .timedOut: 504
         }
@@ -76,6 +88,7 @@ public enum ImageServiceError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .sourceFailed(reason): "source failed: \(reason)"
         case .timedOut: "timed out"
         case .unavailable: "service is shutting down"
+        case let .busy(retryAfter): "too busy to start before the deadline, retry after \(retryAfter) s"
         case .notModified: "not modified"
         }
     }

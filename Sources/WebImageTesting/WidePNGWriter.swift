@@ -6,6 +6,9 @@ import Foundation
 public enum WidePNGWriter {
     /// A 16-bit PNG of `width` × `height` pixels.
     /// - Parameters:
+    ///   - width: pixels a row.
+    ///   - height: rows.
+    ///   - channels: 3 (RGB) or 4 (RGBA).
     ///   - samples: row by row, `channels` values a pixel (3: RGB, colour type 2; 4: RGBA,
     ///     colour type 6), each 0…65535.
     ///   - chunks: ancillary chunks (type, data) written after `IHDR`, in order.

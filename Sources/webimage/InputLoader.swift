@@ -15,9 +15,10 @@ final class InputLoader: Sendable {
 
     /// - Parameters:
     ///   - timeout: seconds a connection may wait for the server (to connect or between bytes).
-    ///   - maxTime: `--max-time`: each download's total deadline.
+    ///   - maxTime: `--max-time`: each download's total deadline. A parsed option only: an
+    ///     unparsed `MaxTimeOption()` traps when read, so there is no default.
     ///   - addressPolicy: the addresses downloads may connect to (`--public-only`).
-    init(timeout: Double = 30, maxTime: MaxTimeOption = MaxTimeOption(), addressPolicy: AddressPolicy = .permissive) {
+    init(timeout: Double = 30, maxTime: MaxTimeOption, addressPolicy: AddressPolicy = .permissive) {
         var configuration = ImageDownloaderConfiguration()
         configuration.downloadTimeout = timeout
         maxTime.apply(to: &configuration)

@@ -59,6 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-result-bytes"), help: Self.help("max-result-bytes")) var maxResultBytes: String?
     @Option(name: .customLong("max-result-resolution"), help: Self.help("max-result-resolution")) var maxResultResolution: String?
     @Option(name: .customLong("max-processing-memory"), help: Self.help("max-processing-memory")) var maxProcessingMemory: String?
+    @Option(name: .customLong("max-source-memory"), help: Self.help("max-source-memory")) var maxSourceMemory: String?
+    @Option(name: .customLong("max-svg-time"), help: Self.help("max-svg-time")) var maxSVGTime: String?
     @Option(name: .customLong("sanitize-svg"), help: Self.help("sanitize-svg")) var sanitizeSVG: String?
     @Option(name: .customLong("max-clients"), help: Self.help("max-clients")) var maxClients: String?
     @Option(name: .customLong("header-timeout"), help: Self.help("header-timeout")) var headerTimeout: String?
@@ -123,7 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("auto-jxl", autoJXL), ("jxl-effort", jxlEffort), ("avif-speed", avifSpeed), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
-            ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("sanitize-svg", sanitizeSVG),
+            ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("max-svg-time", maxSVGTime), ("max-source-memory", maxSourceMemory), ("sanitize-svg", sanitizeSVG),
             ("keep-alive-timeout", keepAliveTimeout), ("header-timeout", headerTimeout), ("first-byte-timeout", firstByteTimeout), ("max-clients", maxClients), ("fallback-image", fallbackImage), ("fallback-image-status", fallbackImageStatus), ("fallback-image-ttl", fallbackImageTTL),
             ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
             ("watermark-path", watermarkPath), ("watermark-url", watermarkURL), ("watermark-data", watermarkData),

@@ -37,4 +37,19 @@ import WebImageTesting
         #expect(info.hdr.gain_map?.width == 1662 && info.hdr.gain_map?.height == 2493 && info.hdr.gain_map?.channels == 3)
         #expect(info.hdr.gain_map?.headroom == 16)
     }
+
+    /// Only `/info`: rendering this 12 MP HEIC (decoded whole, then resampled) takes minutes in a
+    /// debug build on a loaded machine; the map's way into JPEG output is tested at the coder
+    /// (`AppleGainMapTests`) and shares the JPEG map's geometry and writer tested above.
+    @Test("Given an iPhone HEIC with Apple's gain map, when /info is asked, then hdr is a one-channel gain map at half size with the maker-note headroom", .enabled(if: Corpus.isAvailable))
+    func heicInfo() async throws {
+        let data = try Corpus.data("hdr/iphone-apple-gainmap.heic")
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/iphone.heic", .ok(data, contentType: "image/heic"))
+        let info = try JSONDecoder().decode(InfoJSON.self, from: try await harness.get("/info" + harness.plainPath("/iphone.heic")).body)
+        #expect(info.hdr.type == "gain_map")
+        #expect(info.hdr.gain_map?.channels == 1 && info.hdr.gain_map?.width == 2016 && info.hdr.gain_map?.height == 1512)
+        #expect(abs((info.hdr.gain_map?.headroom ?? 0) - pow(2, 1.8)) < 0.01)
+    }
 }

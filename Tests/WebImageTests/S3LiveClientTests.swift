@@ -14,7 +14,8 @@ private let backends = S3TestBackend.available(for: "S3LiveClientTests")
 struct S3LiveClientTests {
     /// The table's path-style cases on a loopback endpoint that name no version (none exists
     /// here) and no session token (neither server issued one): their keys carry spaces, `+`, `=`,
-    /// `&`, Unicode, `%`, `~`, sub-delimiters and `.`/`..` segments.
+    /// `&`, Unicode, `%`, `~` and sub-delimiters. Keys with `.`/`..` segments are left out: the
+    /// client refuses them before sending (``S3ObjectLocation/dotSegmentRefusal(bucket:key:)``).
     ///
     /// moto 5.2.1 refuses botocore's own signature of a key with a space, `+` or one of
     /// `!*'()@$,;:` (SignatureDoesNotMatch on the upload), a fault of the mock: Ceph's gateway
@@ -24,6 +25,7 @@ struct S3LiveClientTests {
         try SigV4References.load().cases.filter {
             $0.endpoint?.hasPrefix("http://127.0.0.1") == true && $0.versionId == nil && $0.sessionToken == nil
                 && (backend != .moto || !$0.key.contains { " +!*'()@$,;:".contains($0) })
+                && S3ObjectLocation.dotSegmentRefusal(bucket: $0.bucket, key: $0.key) == nil
         }
     }
 
@@ -36,7 +38,7 @@ struct S3LiveClientTests {
     @Test("Given objects under the signing table's keys, when the object client reads each and writes a copy beside it, then every read is the object and every copy reads back", arguments: backends)
     func tableKeysRoundTrip(backend: S3TestBackend) async throws {
         let cases = try Self.cases(for: backend)
-        #expect(cases.count >= (backend == .moto ? 4 : 9))
+        #expect(cases.count >= (backend == .moto ? 3 : 8))
         let objects = cases.map { (bucket: $0.bucket, key: $0.key, data: Data("object \($0.name)".utf8)) }
         let server = try await S3TestEndpoint.start(backend, objects: objects)
         defer { server.stop() }

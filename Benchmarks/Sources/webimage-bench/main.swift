@@ -3,6 +3,7 @@
 //
 // usage: webimage-bench decode FILE ITERATIONS DENOM
 //        webimage-bench thumbnail FILE ITERATIONS BOX   (decode to fit BOX, encode JPEG q80)
+//        webimage-bench hdr-thumbnail WITH WITHOUT ITERATIONS BOX OUTDIR   (HDRBench.swift)
 //        webimage-bench colour ITERATIONS   (colour conversion cost, ColourBench.swift)
 //        webimage-bench ssimulacra2 ITERATIONS   (one 512x512 comparison, SSIMULACRA2Bench.swift)
 //        webimage-bench colour-sources DIR  (the 12 MP JPEGs, untagged and tagged, ColourBench.swift)
@@ -65,6 +66,17 @@ if arguments.count >= 3, arguments[1] == "colour-sources" {
 if arguments.count >= 3, arguments[1] == "ssimulacra2", let iterations = Int(arguments[2]), iterations > 0 {
     do {
         try SSIMULACRA2Bench.run(iterations: iterations)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count >= 7, arguments[1] == "hdr-thumbnail", let iterations = Int(arguments[4]), let box = Int(arguments[5]),
+    iterations > 0, box > 0
+{
+    do {
+        try HDRBench.run(with: arguments[2], without: arguments[3], iterations: iterations, box: box, outDirectory: arguments[6])
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))

@@ -1,6 +1,6 @@
 // The image targets: every decoder entry point, and the header reader.
 import Foundation
-import WebImageCodecs
+@testable import WebImageCodecs
 import WebImageCore
 import WebImageTesting
 
@@ -11,6 +11,10 @@ extension FuzzTarget {
         maxLength: 1 << 20, dictionary: "images.dict", usesImageCorpus: true,
         seeds: generatedInputs,
         run: { data in
+            // Colour management stays on (CMYK JPEGs, ICC profiles, PQ/HLG reach their
+            // transforms); what the input put in the shared colour caches goes with it, so
+            // LeakSanitizer judges each input on its own.
+            defer { FuzzTarget.forgetSharedColorTransforms() }
             if let failure = exercise(data, coders: CodersManager.shared) { FuzzTarget.finding(failure) }
         })
 

@@ -7,7 +7,7 @@ import Foundation
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let bytes = data.map { Data(bytes: $0, count: size) } ?? Data()
-        FuzzTarget.selected.run(bytes)
+        FuzzTarget.selected.judge(bytes)
         return 0
     }
 #else
@@ -40,7 +40,7 @@ import Foundation
                     print("\(path): cannot read")
                     exit(1)
                 }
-                target.run(data)
+                target.judge(data)
                 print("\(path): ok")
             }
         }

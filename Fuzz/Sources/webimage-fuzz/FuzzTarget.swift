@@ -1,4 +1,5 @@
 import Foundation
+@testable import WebImageCodecs
 
 /// One libFuzzer entry point: a name, what it runs on one input, and the limits its runs use.
 ///
@@ -35,6 +36,21 @@ struct FuzzTarget: Sendable {
         }
         return target
     }()
+
+    /// Runs the target on one input, then checks that nothing of the input stays in the shared
+    /// colour caches: every input is judged on its own, and a transform it left there would
+    /// read as its leak (LeakSanitizer cannot see the cache's spare-bit-packed enum payloads).
+    func judge(_ data: Data) {
+        run(data)
+        let left = ColorTransformCache.shared.count + HDRTransformCache.shared.count
+        if left > 0 { FuzzTarget.finding("\(name): the input left \(left) transforms in the shared colour caches") }
+    }
+
+    /// Empties the shared colour caches (after an input that decodes with colour management on).
+    static func forgetSharedColorTransforms() {
+        ColorTransformCache.shared.removeAll()
+        HDRTransformCache.shared.removeAll()
+    }
 
     /// Stops the run as a finding, with `message` on stderr (libFuzzer saves the input).
     static func finding(_ message: String) -> Never {

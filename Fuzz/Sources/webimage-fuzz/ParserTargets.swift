@@ -79,6 +79,13 @@ extension FuzzTarget {
                 let allowed = [expectedHost, URL(string: "https://s3.eu-west-1.amazonaws.com")!.host!]
                 if !allowed.contains(host) { FuzzTarget.finding("s3 URL \(text.debugDescription) mapped to host \(host.debugDescription)") }
                 if configuration.endpoint != nil, mapped.port != 9000 { FuzzTarget.finding("s3 URL \(text.debugDescription) mapped to port \(String(describing: mapped.port))") }
+                // The bucket checked is the bucket read: no segment a normalising proxy or
+                // gateway would resolve, and path style names the bucket first.
+                let segments = (URLComponents(url: mapped, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
+                    .split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+                    .map { $0.removingPercentEncoding ?? String($0) }
+                if segments.contains(where: { $0 == "." || $0 == ".." }) { FuzzTarget.finding("s3 URL \(text.debugDescription) mapped to a dot segment: \(mapped)") }
+                if host == "127.0.0.1", segments.first != location.bucket { FuzzTarget.finding("s3 URL \(text.debugDescription) mapped to another bucket: \(mapped)") }
                 let request = ImageDownloadRequest(url: mapped)
                 _ = try? S3RequestSigner(configuration, now: { Date(timeIntervalSince1970: 1_800_000_000) }).modify(request)
             }

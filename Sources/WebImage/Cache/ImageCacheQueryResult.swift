@@ -33,7 +33,7 @@ public struct ImageCacheQueryResult: Sendable {
 ///
 /// A query made with a completion hands its result to it; one made by the async
 /// ``ImageCache/queryImage(forKey:options:context:cacheType:)`` keeps the result until the
-/// caller awaits it (``result()``), so the token exists before the task's cancellation handler
+/// caller awaits it (`result()`), so the token exists before the task's cancellation handler
 /// can run and no holder is needed.
 public final class ImageCacheToken: Sendable {
     private enum State {

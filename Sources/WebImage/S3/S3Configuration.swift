@@ -59,11 +59,15 @@ public struct S3Configuration: Sendable {
 
     /// The `http`/`https` URL of the object at `location`, its key percent-encoded as S3 wants
     /// it (each path segment encoded, `/` kept, nothing normalised).
-    /// - Throws: ``/WebImageCore/WebImageError/invalidURL(_:)`` when the endpoint has no host.
+    /// - Throws: ``/WebImageCore/WebImageError/invalidURL(_:)`` when the endpoint has no host, or
+    ///   the bucket or key has a dot segment (``S3ObjectLocation/dotSegmentRefusal(bucket:key:)``).
     public func requestURL(for location: S3ObjectLocation) throws -> URL {
         let base = effectiveEndpoint
         guard let scheme = base.scheme?.lowercased(), let endpointHost = base.host, !endpointHost.isEmpty else {
             throw WebImageError.invalidURL("S3 endpoint \(base.absoluteString) (no host)")
+        }
+        if let refusal = S3ObjectLocation.dotSegmentRefusal(bucket: location.bucket, key: location.key) {
+            throw WebImageError.invalidURL("s3://\(location.bucket.prefix(80))/\(location.key.prefix(200)) (\(refusal))")
         }
         var basePath = URLComponents(url: base, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
         while basePath.hasSuffix("/") { basePath.removeLast() }

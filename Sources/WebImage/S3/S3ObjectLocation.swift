@@ -18,7 +18,8 @@ public struct S3ObjectLocation: Sendable, Hashable {
 
     /// The location an `s3://` URL names.
     /// - Throws: ``/WebImageCore/WebImageError/invalidURL(_:)`` when `url` is not `s3://`, has no
-    ///   bucket or key, a bucket name S3 cannot have, or a query parameter other than
+    ///   bucket or key, a bucket name S3 cannot have, a key with a `.` or `..` segment once
+    ///   percent-decoded (``dotSegmentRefusal(bucket:key:)``), or a query parameter other than
     ///   `versionId`.
     public init(_ url: URL) throws {
         func invalid(_ why: String) -> WebImageError { .invalidURL("\(url.absoluteString.prefix(300)) (\(why))") }
@@ -39,6 +40,7 @@ public struct S3ObjectLocation: Sendable, Hashable {
         if key.hasPrefix("/") { key.removeFirst() }
         guard !key.isEmpty else { throw invalid("no object key") }
         guard key.utf8.count <= 1024 else { throw invalid("an object key is at most 1024 bytes") }
+        if let refusal = Self.dotSegmentRefusal(bucket: bucket, key: key) { throw invalid(refusal) }
         var version: String?
         for item in components.queryItems ?? [] {
             guard item.name == "versionId", let value = item.value, !value.isEmpty, version == nil else {
@@ -47,5 +49,17 @@ public struct S3ObjectLocation: Sendable, Hashable {
             version = value
         }
         self.init(bucket: bucket, key: key, versionID: version)
+    }
+
+    /// Why a location cannot be requested, or `nil`: a bucket named `.` or `..`, or a key with
+    /// a `.` or `..` segment (`a/../b`, `./x`, `a/..`). The request path would hold a dot
+    /// segment, which a gateway or proxy that normalises paths (RFC 3986 §5.2.4) resolves to
+    /// another object — or, path-style, another bucket — than the one the bucket rules checked.
+    /// Dots inside a segment (`a..b`, `.x`, `...`) are ordinary key characters.
+    public static func dotSegmentRefusal(bucket: String, key: String) -> String? {
+        if bucket == "." || bucket == ".." { return "the bucket name '\(bucket)' is a dot segment" }
+        guard key.contains(".") else { return nil }
+        let dotted = key.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+        return dotted ? "the key has a '.' or '..' dot segment, which a proxy or gateway may resolve to another object or bucket" : nil
     }
 }

@@ -82,6 +82,18 @@ public struct S3RequestSigner: DownloaderRequestModifier {
         default:
             advice = "check the credentials (\(configuration.credentialsSource)), the region and the endpoint"
         }
-        return .invalidDownloadResponse(reason: "S3 refused the request (\(what)): \(advice)")
+        return .invalidDownloadResponse(reason: "\(Self.refusalPrefix)\(what)): \(advice)")
+    }
+
+    private static let refusalPrefix = "S3 refused the request ("
+
+    /// The first words of a ``refusal(_:body:)`` reason, `S3 refused the request (403 AccessDenied)`:
+    /// the status and S3's error code, without S3's message or what to check (which name the
+    /// credentials' source and the endpoint); `nil` when `reason` is not such a refusal.
+    public static func refusalSummary(of reason: String) -> String? {
+        guard reason.hasPrefix(refusalPrefix) else { return nil }
+        let rest = reason.dropFirst(refusalPrefix.count)
+        let end = rest.firstIndex { $0 == ":" || $0 == ")" || $0 == "\n" } ?? rest.endIndex
+        return refusalPrefix + rest[..<end].prefix(120) + ")"
     }
 }

@@ -2,8 +2,9 @@
 /// except the unreserved characters `A–Z a–z 0–9 - _ . ~` becomes `%XX` (upper-case hex).
 enum S3URIEncoding {
     /// An object key as a URL path: each byte encoded except the unreserved characters and `/`,
-    /// which separates the path's segments. Nothing is normalised: `..`, `//` and a trailing
-    /// `/` stay as they are, as S3 keys may contain them.
+    /// which separates the path's segments. Nothing is normalised: `//` and a trailing `/` stay
+    /// as they are, as S3 keys may contain them (keys with `.` or `..` segments are refused
+    /// before this, ``S3ObjectLocation/dotSegmentRefusal(bucket:key:)``).
     static func encodePath(_ text: String) -> String {
         encode(text, keepingSlash: true)
     }

@@ -60,6 +60,7 @@ public struct AVIFCoder: AnimatedImageDecoding {
     /// keep them), its orientation applied.
     /// - Throws: `unsupportedFormat` for another format, `encodingFailed` when libavif fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .avif else { throw WebImageError.unsupportedFormat(format, reason: "AVIFCoder encodes AVIF only") }
         return try AVIFEncoding.encode(image, options: options)
     }

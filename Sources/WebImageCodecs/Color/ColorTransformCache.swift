@@ -46,4 +46,10 @@ final class ColorTransformCache: Sendable {
 
     /// How many transforms are cached (for tests).
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// Forgets every transform: the fuzz targets judge each input on its own, so nothing an
+    /// input built may outlive it (a cached transform would read as that input's leak).
+    func removeAll() {
+        state.withLock { $0.entries.removeAll() }
+    }
 }

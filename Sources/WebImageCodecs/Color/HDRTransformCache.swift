@@ -18,6 +18,14 @@ final class HDRTransformCache: Sendable {
     private static let capacity = 32
     private let entries = Mutex<[Key: HDRToSDRTransform]>([:])
 
+    /// How many transforms are cached (for tests).
+    var count: Int { entries.withLock { $0.count } }
+
+    /// Forgets every transform (see ``ColorTransformCache/removeAll()``).
+    func removeAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
     /// The transform for `cicp` at `bits` bits per input code, `nil` when `cicp` is not PQ or
     /// HLG with known primaries.
     func transform(for cicp: CICP, bits: Int) -> HDRToSDRTransform? {

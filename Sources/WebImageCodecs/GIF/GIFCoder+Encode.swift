@@ -21,6 +21,7 @@ extension GIFCoder: AnimatedImageEncoding {
     /// - Throws: `unsupportedFormat` for another format; `encodingFailed` when giflib fails or a
     ///   side exceeds 65535 pixels.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .gif else {
             throw WebImageError.unsupportedFormat(format, reason: "GIFCoder encodes only GIF")
         }

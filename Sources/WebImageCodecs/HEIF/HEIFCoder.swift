@@ -17,6 +17,10 @@ import WebImageCore
 /// - Thumbnails decode at full size and are then resampled.
 /// - An image sequence (`.heics`) decodes to its primary image: libheif 1.15 reads no
 ///   sequence tracks. ``readMetadata(_:)`` still says whether the container is a sequence.
+/// - Apple's HDR gain map (an iPhone photo's auxiliary image) comes as
+///   ``/WebImageCore/Image/gainMap``, restated in ISO 21496-1 terms, unless
+///   ``/WebImageCore/DecodeOptions/decodesGainMap`` is off; a map that cannot be kept leaves the
+///   base alone with the reason (``/WebImageCore/Image/gainMapIssue``).
 /// - AVIF files are left to ``AVIFCoder``; HEIF is not encoded.
 ///
 /// The coder holds no state; every call opens its own libheif context.
@@ -41,7 +45,21 @@ public struct HEIFCoder: ImageCoder {
         let image = Image(pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
         // An 8-bit PQ/HLG source (no high-bit-depth decode) is tone-mapped by the colour step.
         let highDepth = hdr != nil && Int(heif_image_handle_get_luma_bits_per_pixel(primary.handle)) > 8
-        return ColorConversion.finish(image, profile: highDepth ? nil : profile, options: options)
+        let finished = ColorConversion.finish(image, profile: highDepth ? nil : profile, options: options)
+        return Self.attachGainMap(to: finished, primary: primary, options: options)
+    }
+
+    /// `image` with Apple's HDR gain map (``/WebImageCore/Image/gainMap``) when the file has one
+    /// and `options` decode gain maps, or with the reason it was dropped.
+    static func attachGainMap(to image: Image, primary: HEIFPrimaryImage, options: DecodeOptions) -> Image {
+        guard options.decodesGainMap else { return image }
+        do throws(GainMapIssue) {
+            guard let map = try primary.decodeAppleGainMap(baseSize: PixelSize(width: image.width, height: image.height), limits: options.limits)
+            else { return image }
+            return image.replacing(gainMap: map)
+        } catch {
+            return image.replacing(gainMap: nil, issue: error)
+        }
     }
 
     /// The PQ/HLG code points of `profile` when a decode with `options` tone-maps them (H-4).
@@ -61,6 +79,7 @@ public struct HEIFCoder: ImageCoder {
             colorProfile: primary.colorProfile)
         metadata.frameCount = 1
         metadata.isAnimated = ImageFormat.isAnimated(data)
+        do throws(GainMapIssue) { metadata.gainMap = try primary.appleGainMapSummary() } catch { metadata.gainMapIssue = error }
         return metadata
     }
 }

@@ -29,9 +29,9 @@ import WebImageCore
 /// ``/WebImageCore/EncodeOptions/maxFileSize`` follows ``/WebImageCore/FileSizeSearch``.
 ///
 /// **Gain maps** (SPEC H-2, H-3): a decode reads an Ultra HDR / ISO 21496-1 gain map into
-/// ``/WebImageCore/Image/gainMap`` (``JPEGGainMapReader``) unless
+/// ``/WebImageCore/Image/gainMap`` (`JPEGGainMapReader`) unless
 /// ``/WebImageCore/DecodeOptions/decodesGainMap`` is off; an encode writes an image's map back
-/// with both metadata forms and an MPF index (``JPEGGainMapWriter``) unless
+/// with both metadata forms and an MPF index (`JPEGGainMapWriter`) unless
 /// ``/WebImageCore/EncodeOptions/keepsGainMap`` is off or a ``/WebImageCore/EncodeOptions/maxFileSize``
 /// is set (the size search covers the base only, so the map is left out).
 ///
@@ -77,6 +77,7 @@ public struct JPEGCoder: ProgressiveImageDecoding {
     /// - Throws: ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)`` for another format,
     ///   ``/WebImageCore/WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
         }

@@ -12,8 +12,10 @@ extension PNGCoder: AnimatedImageEncoding {
     /// The image's orientation is applied: files are written upright, without an `eXIf` chunk.
     ///
     /// PNG is lossless: ``/WebImageCore/EncodeOptions/quality`` and ``/WebImageCore/EncodeOptions/lossless`` are ignored.
-    /// Alpha is written (RGBA8) when the image has alpha and some pixel is not opaque;
-    /// otherwise RGB8. ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks the image first (aspect ratio
+    /// Alpha is written (RGBA) when the image has alpha and some pixel is not opaque;
+    /// otherwise RGB. A 16-bit (``/WebImageCore/PixelFormat/rgba16``) still is written at 16 bits
+    /// a channel; an animation at 8. A CICP colour description other than sRGB is written as a
+    /// `cICP` chunk (with an equivalent ICC profile where one exists). ``/WebImageCore/EncodeOptions/maxPixelSize`` shrinks the image first (aspect ratio
     /// kept). With ``/WebImageCore/EncodeOptions/maxFileSize``, a result that is too large is re-encoded at
     /// 3/4 of the size per step (at most 8 steps); the smallest result is returned if none fits.
     ///
@@ -23,14 +25,20 @@ extension PNGCoder: AnimatedImageEncoding {
         guard format == .png else {
             throw WebImageError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
         }
-        let data = try encodeUntagged(image, options: options)
+        var data = try encodeUntagged(image, options: options)
+        // 8-bit outputs with an SDR description stay as before (an ICC profile only).
+        if case .cicp(let cicp)? = image.colorProfile?.kind, !cicp.isSRGB, cicp.isHDR || image.pixelFormat == .rgba16 {
+            data = PNGCICPChunk.embed(cicp, in: data)
+        }
         guard let profile = EmbeddedProfile.iccData(for: image) else { return data }
         return PNGICCChunk.embed(profile, in: data)
     }
 
     /// The PNG or APNG without a colour profile.
     private func encodeUntagged(_ image: Image, options: EncodeOptions) throws -> Data {
-        var frames = options.preparedImage(image).frames
+        var frames = options.preparedImage(image, keepingHighBitDepth: true).frames
+        // APNG frames are written at 8 bits; a still keeps 16 bits.
+        if frames.count > 1 { frames = frames.map { ImageFrame(pixels: $0.pixels.convertedToRGBA8(), duration: $0.duration) } }
         let alpha = image.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
         var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
         guard let maxBytes = options.maxFileSize, best.count > maxBytes else { return best }
@@ -56,7 +64,8 @@ extension PNGCoder: AnimatedImageEncoding {
     /// Every frame through ``APNGFrameWriter``, as the frame-by-frame encoder does.
     private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int) throws -> Data {
         let image = Image(frames: frames, loopCount: loopCount, hasAlpha: alpha)
-        return try FrameByFrameEncoder.encode(image, with: APNGFrameWriter(alpha: alpha, loopCount: loopCount))
+        return try FrameByFrameEncoder.encode(
+            image, with: APNGFrameWriter(alpha: alpha, loopCount: loopCount), keepingHighBitDepth: frames.count == 1)
     }
 
     /// A PNG encoder that compresses each frame as it is added and keeps only the compressed

@@ -4,7 +4,9 @@ import WebImageCore
 /// The PNG and APNG coder (SPEC C-3), over libspng.
 ///
 /// **Decoding** handles every PNG colour type and bit depth (16-bit is reduced to 8), palettes,
-/// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. The colour
+/// `tRNS` transparency and Adam7 interlacing, producing RGBA8 straight alpha. A still 16-bit PNG
+/// decodes to RGBA16 instead when ``/WebImageCore/DecodeOptions/preferredPixelFormat`` asks for
+/// it, its colour description kept attached (the reduced and incremental decodes stay 8-bit). The colour
 /// description (`cICP` > `iCCP` > `sRGB` > `gAMA` with `cHRM`, as browsers rank them) is read
 /// and, by default, the pixels are converted to sRGB
 /// (``/WebImageCore/DecodeOptions/colorManagement``; `gAMA` 1/2.2 with sRGB or no
@@ -36,7 +38,8 @@ import WebImageCore
 /// decoded at 1/2 … 1/8 of its size row by row, without the full canvas, with
 /// ``decode(_:scaleDenominator:options:)``.
 ///
-/// **Encoding** writes PNG (RGBA8 when the image has alpha that is used, RGB8 otherwise) and,
+/// **Encoding** writes PNG (RGBA when the image has alpha that is used, RGB otherwise; 16 bits a
+/// channel for an RGBA16 still, with a `cICP` chunk for a CICP description) and,
 /// for images with several frames and ``/WebImageCore/EncodeOptions/keepAnimation``, APNG.
 ///
 /// Every call uses its own libspng context; the coder is a value with no state and is safe to
@@ -63,6 +66,7 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         try data.withUnsafeBytes { bytes in
             let layout = try PNGLayout.read(bytes)
             try options.limits.check(canvas: layout.header.size)
+            if let wide = try decodeHighBitDepth(bytes, layout: layout, options: options) { return wide }
             let output = PNGOutput(layout: layout, options: options)
             guard let animation = layout.animation else {
                 let profile = colorProfile(bytes, options)

@@ -4,7 +4,8 @@ import WebImageCore
 
 /// Single-image encoding with libspng (one encoder context per call).
 enum SPNGEncoding {
-    /// Encodes `pixels` as an 8-bit PNG: RGBA when `alpha`, otherwise RGB (alpha dropped).
+    /// Encodes `pixels` as a PNG of their depth (8 bits a channel, or 16 for
+    /// ``/WebImageCore/PixelFormat/rgba16``): RGBA when `alpha`, otherwise RGB (alpha dropped).
     /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
     static func encode(_ pixels: PixelBuffer, alpha: Bool) throws -> [UInt8] {
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
@@ -22,13 +23,18 @@ enum SPNGEncoding {
         var ihdr = spng_ihdr()
         ihdr.width = UInt32(truncatingIfNeeded: pixels.width)
         ihdr.height = UInt32(truncatingIfNeeded: pixels.height)
-        ihdr.bit_depth = 8
+        let wide = pixels.format == .rgba16
+        ihdr.bit_depth = wide ? 16 : 8
         ihdr.color_type = UInt8(alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
         rc = spng_set_ihdr(ctx, &ihdr)
         guard rc == 0 else { throw failure(rc) }
         let fmt = Int32(SPNG_FMT_PNG.rawValue)
         let flags = Int32(SPNG_ENCODE_FINALIZE.rawValue)
-        if alpha {
+        if wide && !alpha {
+            // Host-endian samples with SPNG_FMT_PNG: libspng writes them big-endian.
+            let rgb = rgbSamples16(of: pixels)
+            rc = rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+        } else if alpha {
             rc = pixels.bytes.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
         } else {
             let rgb = rgbBytes(of: pixels)
@@ -49,6 +55,21 @@ enum SPNGEncoding {
         let count = pixels.width * pixels.height
         return [UInt8](unsafeUninitializedCapacity: count * 3) { out, initialized in
             pixels.bytes.withUnsafeBufferPointer { src in
+                for i in 0..<count {
+                    out[i * 3] = src[i * 4]
+                    out[i * 3 + 1] = src[i * 4 + 1]
+                    out[i * 3 + 2] = src[i * 4 + 2]
+                }
+            }
+            initialized = count * 3
+        }
+    }
+
+    /// The RGB16 samples of RGBA16 `pixels` (alpha dropped).
+    private static func rgbSamples16(of pixels: PixelBuffer) -> [UInt16] {
+        let count = pixels.width * pixels.height
+        return [UInt16](unsafeUninitializedCapacity: count * 3) { out, initialized in
+            pixels.withSamples16 { src in
                 for i in 0..<count {
                     out[i * 3] = src[i * 4]
                     out[i * 3 + 1] = src[i * 4 + 1]

@@ -104,6 +104,7 @@ public struct WebPCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
     /// ``/WebImageCore/EncodeOptions/keepAnimation`` is set).
     /// - Throws: `unsupportedFormat` for other formats, `encodingFailed` when libwebp fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .webp else {
             throw WebImageError.unsupportedFormat(format, reason: "WebPCoder encodes WebP only")
         }

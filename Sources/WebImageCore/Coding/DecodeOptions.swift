@@ -36,10 +36,18 @@ public struct DecodeOptions: Sendable, Hashable {
     /// What to do with the source's colour description (G-2, G-3): convert to sRGB
     /// (default), keep the pixels and attach the profile, or ignore it.
     public var colorManagement: ColorManagement = .convertToSRGB
-    /// Whether a JPEG's gain map (Ultra HDR, ISO 21496-1) is decoded into
+    /// Whether a JPEG's gain map (Ultra HDR, ISO 21496-1) or a HEIC's Apple HDR gain map is decoded into
     /// ``Image/gainMap`` at the image's scale (SPEC H-2). On by default; off decodes the SDR
     /// base alone and costs nothing extra.
     public var decodesGainMap: Bool = true
+    /// The pixel format decoders produce (SPEC H-1). ``PixelFormat/rgba8`` (the default) for
+    /// every source. With ``PixelFormat/rgba16``, a source stored with more than 8 bits a
+    /// channel (16-bit PNG and TIFF, 10- and 12-bit AVIF, HEIC and JPEG XL) decodes to 16-bit
+    /// samples and keeps its colour description (ICC or CICP) attached instead of being
+    /// converted to sRGB (unless ``colorManagement`` is ``ColorManagement/ignore``); 8-bit
+    /// sources and the other formats still decode to RGBA8. The decoded-bytes budget counts
+    /// 8 bytes a pixel for a 16-bit decode.
+    public var preferredPixelFormat: PixelFormat = .rgba8
 
     public init(
         thumbnailPixelSize: PixelSize? = nil,

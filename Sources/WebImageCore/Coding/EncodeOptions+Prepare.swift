@@ -4,7 +4,16 @@ extension EncodeOptions {
     /// ``keepAnimation``, and fitted within ``maxPixelSize`` (aspect ratio kept, never
     /// enlarged). The gain map follows the same steps. Returns `image` itself when there is
     /// nothing to change.
-    public func preparedImage(_ image: Image) -> Image {
+    ///
+    /// A 16-bit image (``PixelFormat/rgba16``) is converted to RGBA8 at the end
+    /// (``PixelBuffer/convertedToRGBA8()``: nearest value) unless `keepingHighBitDepth`, which
+    /// encoders that write more than 8 bits pass.
+    public func preparedImage(_ image: Image, keepingHighBitDepth: Bool = false) -> Image {
+        let prepared = preparedGeometry(image)
+        return keepingHighBitDepth ? prepared : prepared.convertedToRGBA8()
+    }
+
+    private func preparedGeometry(_ image: Image) -> Image {
         var frames = image.frames
         var changed = false
         var gainMap = image.gainMap

@@ -30,6 +30,7 @@ extension PixelBuffer {
     /// Returns the pixels turned upright for `orientation` (self when `.up`).
     public func applying(_ orientation: ImageOrientation) -> PixelBuffer {
         if orientation == .up { return self }
+        if format == .rgba16 { return applying16(orientation) }
         let w = width
         let h = height
         let outW = orientation.swapsDimensions ? h : w

@@ -8,12 +8,15 @@ extension PixelBuffer {
     /// `(Σ c·α + A/2) / A` where `A = Σ α`, alpha is `(A + n/2) / n` over the `n` pixels, and a
     /// rectangle with `A = 0` becomes transparent black.
     ///
+    /// An RGBA16 buffer goes through ``Resampler`` with the box filter, in 16 bits.
+    ///
     /// Enlarging falls back to nearest-neighbour (each destination pixel covers at least one
     /// source pixel).
     public func downscaled(to size: PixelSize) -> PixelBuffer {
         let dw = max(1, size.width)
         let dh = max(1, size.height)
         if dw == width && dh == height { return self }
+        if format == .rgba16 { return Resampler(filter: .box).resample(self, to: PixelSize(width: dw, height: dh)) }
         let sw = width
         let sh = height
         // Hot loop on raw pointers (the PNG thumbnail path runs it over every decoded pixel):

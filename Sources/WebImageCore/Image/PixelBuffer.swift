@@ -1,8 +1,10 @@
 /// An immutable block of decoded pixels.
 ///
-/// Layout: 8-bit RGBA, **straight (non-premultiplied) alpha**, rows top to bottom, tightly packed
-/// (`bytesPerRow == width * 4`). Every decoder in the library produces this layout and every
-/// encoder consumes it; transformers that need premultiplied values convert internally.
+/// Layout: RGBA, **straight (non-premultiplied) alpha**, rows top to bottom, tightly packed
+/// (`bytesPerRow == width * format.bytesPerPixel`). The ``format`` is 8-bit RGBA unless a decoder
+/// was asked for high bit depth (``PixelFormat/rgba16``, SPEC H-1); every decoder produces RGBA8
+/// by default and every encoder consumes it; transformers that need premultiplied values convert
+/// internally.
 ///
 /// A `PixelBuffer` is a class so that images and caches share one buffer by reference: a cache
 /// hit never copies pixels, and frames that reuse a buffer are counted once in ``Image/cost``.
@@ -11,14 +13,18 @@ public final class PixelBuffer: Sendable {
     public let width: Int
     /// Height in pixels.
     public let height: Int
-    /// The pixel bytes, `width * height * 4` of them.
+    /// The pixel bytes, `width * height * format.bytesPerPixel` of them (for ``PixelFormat/rgba16``,
+    /// host-endian `UInt16` samples; read them with ``withSamples16(_:)``).
     public let bytes: [UInt8]
+    /// How the bytes store samples: ``PixelFormat/rgba8`` unless made otherwise.
+    public let format: PixelFormat
 
-    /// Bytes per pixel in the library's layout (RGBA8).
+    /// Bytes per pixel in the library's default layout (RGBA8). A buffer's own is
+    /// `format.bytesPerPixel`.
     public static let bytesPerPixel = 4
 
     /// Bytes in one row.
-    public var bytesPerRow: Int { width * PixelBuffer.bytesPerPixel }
+    public var bytesPerRow: Int { width * format.bytesPerPixel }
 
     /// Total bytes of pixel data.
     public var byteCount: Int { bytes.count }
@@ -30,6 +36,18 @@ public final class PixelBuffer: Sendable {
         self.width = width
         self.height = height
         self.bytes = bytes
+        self.format = .rgba8
+    }
+
+    /// Wraps existing bytes in `format`. `bytes.count` must equal
+    /// `width * height * format.bytesPerPixel`.
+    public init(width: Int, height: Int, format: PixelFormat, bytes: [UInt8]) {
+        precondition(width > 0 && height > 0, "PixelBuffer dimensions must be positive")
+        precondition(bytes.count == width * height * format.bytesPerPixel, "PixelBuffer byte count mismatch")
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.format = format
     }
 
     /// Allocates storage for `width × height` pixels **without zero-filling it** and lets
@@ -49,9 +67,14 @@ public final class PixelBuffer: Sendable {
         return PixelBuffer(width: width, height: height, bytes: storage)
     }
 
-    /// Returns the pixel at (`x`, `y`) as straight-alpha RGBA.
+    /// Returns the pixel at (`x`, `y`) as straight-alpha RGBA8 (a 16-bit sample rounded to the
+    /// nearest 8-bit value).
     public func pixel(x: Int, y: Int) -> RGBA {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel out of bounds")
+        if format == .rgba16 {
+            let s = sample16(x: x, y: y)
+            return RGBA(r: PixelFormat.narrow(s[0]), g: PixelFormat.narrow(s[1]), b: PixelFormat.narrow(s[2]), a: PixelFormat.narrow(s[3]))
+        }
         let i = (y * width + x) * PixelBuffer.bytesPerPixel
         return RGBA(r: bytes[i], g: bytes[i + 1], b: bytes[i + 2], a: bytes[i + 3])
     }
@@ -59,6 +82,7 @@ public final class PixelBuffer: Sendable {
     /// `true` when every pixel has alpha 255. Scans the buffer; decoders usually know this
     /// already and record it in ``Image/hasAlpha``.
     public func isFullyOpaque() -> Bool {
+        if format == .rgba16 { return isFullyOpaque16() }
         var i = 3
         while i < bytes.count {
             if bytes[i] != 255 { return false }

@@ -23,6 +23,8 @@ public struct BlurTransformer: ImageTransformer {
     public var transformerKey: String { "BlurTransformer(radius=\(keyNumber(radius)))" }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         guard radius.isFinite, radius >= 0 else { return nil }
         // More than ~1000 px of blur is a flat colour anyway; cap the kernel size.
         let sigma = min(radius, 1000)

@@ -61,12 +61,13 @@ extension PixelBuffer {
     public func cropped(to rect: PixelRect) -> PixelBuffer? {
         guard let r = rect.clipped(to: PixelSize(width: width, height: height)), r == rect else { return nil }
         if r.x == 0 && r.y == 0 && r.width == width && r.height == height { return self }
+        let bpp = format.bytesPerPixel
         return bytes.withUnsafeBufferPointer { src in
-            PixelBuffer.make(width: r.width, height: r.height) { out in
+            PixelBuffer.make(width: r.width, height: r.height, format: format) { out in
                 guard let s = src.baseAddress, let o = out.baseAddress else { return }
-                let rowBytes = r.width * 4
+                let rowBytes = r.width * bpp
                 for row in 0..<r.height {
-                    (o + row * rowBytes).update(from: s + ((r.y + row) * width + r.x) * 4, count: rowBytes)
+                    (o + row * rowBytes).update(from: s + ((r.y + row) * width + r.x) * bpp, count: rowBytes)
                 }
             }
         }

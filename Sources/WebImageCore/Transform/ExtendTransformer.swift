@@ -1,7 +1,9 @@
 extension PixelBuffer {
     /// These pixels placed on a `size` canvas with their top-left corner at (`x`, `y`); the rest
-    /// of the canvas is `fill` (straight alpha). The pixels must fit on the canvas there.
+    /// of the canvas is `fill` (straight alpha; widened to `c · 257` on an RGBA16 buffer). The
+    /// pixels must fit on the canvas there.
     public func extended(to size: PixelSize, x: Int, y: Int, fill: RGBA) -> PixelBuffer {
+        if format == .rgba16 { return extended16(to: size, x: x, y: y, fill: fill) }
         let color = [fill.r, fill.g, fill.b, fill.a]
         return PixelBuffer.make(width: size.width, height: size.height) { out in
             for index in stride(from: 0, to: out.count, by: 4) {
@@ -44,7 +46,10 @@ public struct ExtendTransformer: ImageTransformer {
     }
 
     public func transform(_ image: Image, key: String) -> Image? {
-        image.mappingFrames(hasAlpha: image.hasAlpha || fill.a < 255) { frame in
+        if image.pixelFormat == .rgba16, !isAllowedOutput(width: size.width, height: size.height, format: .rgba16) {
+            return nil
+        }
+        return image.mappingFrames(hasAlpha: image.hasAlpha || fill.a < 255) { frame in
             guard x >= 0, y >= 0, x + frame.width <= size.width, y + frame.height <= size.height else { return nil }
             return frame.extended(to: size, x: x, y: y, fill: fill)
         }?.carryingGainMap(from: image) { $0.extended(base: image.pixelSize, to: size, x: x, y: y) }

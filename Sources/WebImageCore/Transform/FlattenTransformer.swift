@@ -33,6 +33,8 @@ public struct FlattenTransformer: ImageTransformer {
     public var transformerKey: String { "FlattenTransformer(background=\(keyColor(background)))" }
 
     public func transform(_ image: Image, key: String) -> Image? {
-        image.mappingFrames(hasAlpha: false) { $0.flattened(on: background) }
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
+        return image.mappingFrames(hasAlpha: false) { $0.flattened(on: background) }
     }
 }

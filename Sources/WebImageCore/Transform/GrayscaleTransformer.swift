@@ -30,6 +30,8 @@ public struct GrayscaleTransformer: ImageTransformer {
     public var transformerKey: String { "GrayscaleTransformer(luma=\(coefficients.rawValue))" }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         let weights = coefficients.weights
         // Per pixel and alpha-preserving: straight and premultiplied computation agree.
         return image.mappingFrames { frame in

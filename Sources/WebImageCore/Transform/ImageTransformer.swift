@@ -95,3 +95,10 @@ let maxTransformPixelCount = DecodeLimits.default.maxPixelCount
 func isAllowedOutput(width: Int, height: Int) -> Bool {
     width > 0 && height > 0 && PixelSize(width: width, height: height).pixelCount <= maxTransformPixelCount
 }
+
+/// ``isAllowedOutput(width:height:)`` for an output in `format`: the limit is in RGBA8 bytes, so a
+/// 16-bit pixel counts as two. Checked before allocating.
+func isAllowedOutput(width: Int, height: Int, format: PixelFormat) -> Bool {
+    guard isAllowedOutput(width: width, height: height) else { return false }
+    return format == .rgba8 || PixelSize(width: width, height: height).pixelCount <= maxTransformPixelCount / 2
+}

@@ -41,6 +41,8 @@ public struct PaddingTransformer: ImageTransformer {
     }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         if top == 0 && right == 0 && bottom == 0 && left == 0 { return image }
         guard let size = outputSize(for: image.pixelSize) else { return nil }
         let fill = color ?? RGBA(r: 0, g: 0, b: 0, a: 0)

@@ -20,6 +20,8 @@ public struct PixelateTransformer: ImageTransformer {
     public var transformerKey: String { "PixelateTransformer(size=\(blockSize))" }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         if blockSize == 1 { return image }
         let size = min(blockSize, max(image.width, image.height))
         if size <= 1 { return image }

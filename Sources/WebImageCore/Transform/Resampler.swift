@@ -51,12 +51,14 @@ public struct Resampler: Sendable {
         self.maxThreads = max(1, min(maxThreads, 64))
     }
 
-    /// Resamples `region` of `source` (the whole image when `nil`) to `size`.
+    /// Resamples `region` of `source` (the whole image when `nil`) to `size`, in the source's
+    /// pixel format (RGBA16 through a `Float` path, see `resample16`).
     ///
     /// Sizes below 1 are treated as 1. The caller decides whether `size` is affordable (the
     /// transformers check it against the pixel limit). Resampling the whole image to its own
     /// size returns `source` itself.
     public func resample(_ source: PixelBuffer, to size: PixelSize, region: ResampleRegion? = nil) -> PixelBuffer {
+        if source.format == .rgba16 { return resample16(source, to: size, region: region) }
         let dw = max(1, size.width)
         let dh = max(1, size.height)
         let sw = source.width
@@ -281,7 +283,7 @@ public struct Resampler: Sendable {
     }
 
     /// The region clipped to the image; the whole image when `nil` or empty after clipping.
-    private static func clip(_ region: ResampleRegion?, width: Int, height: Int) -> ResampleRegion {
+    static func clip(_ region: ResampleRegion?, width: Int, height: Int) -> ResampleRegion {
         let full = ResampleRegion(x: 0, y: 0, width: Double(width), height: Double(height))
         guard let r = region, r.x.isFinite, r.y.isFinite, r.width.isFinite, r.height.isFinite else { return full }
         let x0 = max(0, min(r.x, Double(width)))

@@ -61,7 +61,9 @@ public struct ResizeTransformer: ImageTransformer {
     }
 
     public func transform(_ image: Image, key: String) -> Image? {
-        guard let plan = plan(for: image.pixelSize) else { return nil }
+        guard let plan = plan(for: image.pixelSize),
+            isAllowedOutput(width: plan.size.width, height: plan.size.height, format: image.pixelFormat)
+        else { return nil }
         let resampler = Resampler(filter: filter)
         return image.mappingFrames { resampler.resample($0, to: plan.size, region: plan.region) }?
             .carryingGainMap(from: image) { $0.resampled(base: image.pixelSize, to: plan.size, region: plan.region, resampler: resampler) }

@@ -36,6 +36,8 @@ public struct RotateTransformer: ImageTransformer {
         where degrees == quarter && (quarter == 180 || fitSize || square) {
             return image.mappingFrames { $0.applying(orientation) }?.carryingGainMap(from: image) { $0.applying(orientation) }
         }
+        // Other angles sample in 8 bits: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         let radians = degrees * Double.pi / 180
         let w = Double(image.width)
         let h = Double(image.height)

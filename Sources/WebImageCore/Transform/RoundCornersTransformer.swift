@@ -52,6 +52,8 @@ public struct RoundCornersTransformer: ImageTransformer {
     }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         guard radius.isFinite, borderWidth.isFinite else { return nil }
         let r = Float(max(0, min(radius, Double(min(image.width, image.height)) / 2)))
         let bw = Float(max(0, min(borderWidth, Double(max(image.width, image.height)))))

@@ -34,6 +34,8 @@ public struct SharpenTransformer: ImageTransformer {
     public var transformerKey: String { "SharpenTransformer(sigma=\(sigma))" }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         guard sigma > 0 else { return image }
         return image.mappingFrames { $0.sharpened(sigma: sigma) }
     }

@@ -28,6 +28,8 @@ public struct TintTransformer: ImageTransformer {
     public var transformerKey: String { "TintTransformer(color=\(keyColor(color)),blend=\(blendMode.rawValue))" }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         let ta = Float(color.a) / 255
         let tint = SIMD4<Float>(Float(color.r), Float(color.g), Float(color.b), 0)
         let mode = blendMode

@@ -67,6 +67,8 @@ public struct TrimTransformer: ImageTransformer {
     }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         guard let first = image.frames.first?.pixels,
               let box = first.trimBox(threshold: threshold, background: background, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         else { return image }

@@ -42,13 +42,13 @@ public struct WatermarkTransformer: ImageTransformer {
         watermark: Image, opacity: Double = 1, position: WatermarkPosition = .center, xOffset: Double = 0,
         yOffset: Double = 0, scale: Double = 0
     ) {
-        self.watermark = watermark.pixels
+        self.watermark = watermark.pixels.convertedToRGBA8()
         self.opacity = opacity.isFinite ? min(1, max(0, opacity)) : 1
         self.position = position
         self.xOffset = xOffset.isFinite ? xOffset : 0
         self.yOffset = yOffset.isFinite ? yOffset : 0
         self.scale = scale.isFinite && scale > 0 ? scale : 0
-        self.markHash = Self.fnv1a(watermark.pixels)
+        self.markHash = Self.fnv1a(self.watermark)
     }
 
     public var transformerKey: String {
@@ -117,6 +117,8 @@ public struct WatermarkTransformer: ImageTransformer {
     }
 
     public func transform(_ image: Image, key: String) -> Image? {
+        // 8-bit only: a 16-bit image is converted first (SPEC H-1).
+        let image = image.convertedToRGBA8()
         let size = image.pixelSize
         let markSize = markSize(on: size)
         // A mark larger than the pixel limit is never made (a huge scale on a huge image).

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import WebImage
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
@@ -91,7 +92,7 @@ final class SourceStore: Sendable {
                 let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
                     switch result {
                     case let .success(loaded): continuation.resume(returning: (loaded.data, loaded.response))
-                    case let .failure(error): continuation.resume(throwing: Self.map(error))
+                    case let .failure(error): continuation.resume(throwing: self.map(error))
                     }
                 }
                 box.set(token)
@@ -99,6 +100,19 @@ final class SourceStore: Sendable {
         } onCancel: {
             box.cancel()
         }
+    }
+
+    /// Warns of sources the S3 endpoint refused, with what to check.
+    private let refusals = RateLimitedWarning(logger: Logger(label: "webimage.server.sources"))
+
+    /// The service error for a download error; an S3 refusal (``S3RequestSigner/refusal(_:body:)``)
+    /// is logged whole and answered with its status and S3's error code only.
+    func map(_ error: WebImageError) -> any Error {
+        if case let .invalidDownloadResponse(reason) = error, let summary = S3RequestSigner.refusalSummary(of: reason) {
+            refusals.warn("s3 source: \(reason)")
+            return ImageServiceError.sourceFailed(summary)
+        }
+        return Self.map(error)
     }
 
     /// The service error for a download error.

@@ -16,19 +16,28 @@ public final class ClientDisconnectHandler: ChannelInboundHandler, RemovableChan
 
     private let connection = ClientConnection()
     private let headerDeadline: HeaderDeadline?
+    private let keepAlive: KeepAliveTracker?
 
     /// A handler for one connection. With `headerTimeout`, a request whose head has not
     /// arrived whole that long after its first byte closes the connection; with
     /// `firstByteTimeout`, so does a connection that sends no byte that long after it opened.
-    public init(headerTimeout: Duration? = nil, firstByteTimeout: Duration? = nil) {
+    public convenience init(headerTimeout: Duration? = nil, firstByteTimeout: Duration? = nil) {
+        self.init(headerTimeout: headerTimeout, firstByteTimeout: firstByteTimeout, connections: nil)
+    }
+
+    /// A handler that also reports the connection's idle keep-alive periods to `connections`,
+    /// which closes the oldest idle connection at the client cap.
+    init(headerTimeout: Duration?, firstByteTimeout: Duration?, connections: KeepAliveConnections?) {
         func amount(_ duration: Duration?) -> TimeAmount? { duration.map { .nanoseconds(ServiceMetrics.nanoseconds($0)) } }
         headerDeadline = headerTimeout == nil && firstByteTimeout == nil
             ? nil : HeaderDeadline(timeout: amount(headerTimeout), firstByteTimeout: amount(firstByteTimeout))
+        keepAlive = connections.map(KeepAliveTracker.init(connections:))
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
         ClientConnection.register(connection, for: context.channel)
         headerDeadline?.install(in: context.pipeline.syncOperations)
+        keepAlive?.install(in: context.pipeline.syncOperations)
         // HTTP/1.0 without keep-alive must end with the connection: the version is gone once
         // the request is converted to HTTP types, so mark such requests before that happens.
         if let decoder = try? context.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {

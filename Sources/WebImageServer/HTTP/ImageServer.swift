@@ -25,15 +25,18 @@ public enum ImageServer {
         router.add(middleware: ServiceHeadersMiddleware())
         service.addOperationRoutes(to: router)
         service.addRoutes(to: router, logger: logger)
+        let cap = maxClients ?? service.configuration.maxClients
+        let connections = KeepAliveConnections(maxClients: cap, onShed: { [metrics = service.metrics] in metrics.recordShedConnection() })
         return Application(
             router: router,
             server: httpServer(
                 idleTimeout: .milliseconds(Int64(service.configuration.keepAliveTimeout * 1000)),
                 headerTimeout: .milliseconds(Int64(service.configuration.headerTimeout * 1000)),
-                firstByteTimeout: .milliseconds(Int64(service.configuration.firstByteTimeout * 1000))),
+                firstByteTimeout: .milliseconds(Int64(service.configuration.firstByteTimeout * 1000)),
+                connections: connections),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(maxClients ?? service.configuration.maxClients)),
+                availableConnectionsDelegate: MaximumAvailableConnections(cap)),
             onServerRunning: { channel in
                 await onListening(host, channel.localAddress?.port ?? port)
             },
@@ -48,8 +51,18 @@ public enum ImageServer {
     public static func httpServer(
         idleTimeout: Duration? = nil, headerTimeout: Duration? = nil, firstByteTimeout: Duration? = nil
     ) -> HTTPServerBuilder {
+        httpServer(idleTimeout: idleTimeout, headerTimeout: headerTimeout, firstByteTimeout: firstByteTimeout, connections: nil)
+    }
+
+    /// ``httpServer(idleTimeout:headerTimeout:firstByteTimeout:)`` whose connections report to
+    /// `connections`, which closes the oldest idle keep-alive connection at the client cap.
+    static func httpServer(
+        idleTimeout: Duration?, headerTimeout: Duration?, firstByteTimeout: Duration?, connections: KeepAliveConnections?
+    ) -> HTTPServerBuilder {
         .http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ClientDisconnectHandler(headerTimeout: headerTimeout, firstByteTimeout: firstByteTimeout)],
+            additionalChannelHandlers: [
+                ClientDisconnectHandler(headerTimeout: headerTimeout, firstByteTimeout: firstByteTimeout, connections: connections)
+            ],
             idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(ServiceMetrics.nanoseconds($0)) }))
     }
 

@@ -16,6 +16,10 @@ extension ImageProcessor {
             // The gain map (`hdr`): JPEG's reader finds it, the generic header reader does not.
             header.gainMap = jpeg.gainMap
             header.gainMapIssue = jpeg.gainMapIssue
+        } else if source.format == .heic, let heic = try? HEIFCoder().readMetadata(source.data) {
+            // Apple's HDR gain map, an auxiliary image libheif lists.
+            header.gainMap = heic.gainMap
+            header.gainMapIssue = heic.gainMapIssue
         }
         decodes.increment()
         let decodeStart = ContinuousClock.now
@@ -49,7 +53,7 @@ extension ImageProcessor {
                 return try decoder.decode(data, scaleDenominator: denominator, options: decodeOptions)
             }
             metrics.recordDecode(scaleDenominator: 1)
-            return try coders.decode(data, options: decodeOptions)
+            return try decodeWhole(data, format: header.format, options: decodeOptions)
         } catch let error as WebImageError {
             if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
             if case .unsupportedFormat = error { throw .notAnImage }

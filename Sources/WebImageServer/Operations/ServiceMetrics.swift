@@ -23,6 +23,7 @@ final class ServiceMetrics: Sendable {
     private let memoryMiss: MetricCounter
     private let notModified: MetricCounter
     private let renders: MetricCounter
+    private let shedConnections: MetricCounter
     private let resultStore: [ResultStoreEvent: MetricCounter]
     /// Handles made on first use (status codes, source layers), by their label value.
     private let requestCounters = Mutex<[Int: MetricCounter]>([:])
@@ -44,6 +45,7 @@ final class ServiceMetrics: Sendable {
         memoryMiss = MetricCounter(label: "webimage_cache_lookups_total", dimensions: [("layer", "memory"), ("result", "miss")], factory: factory)
         notModified = MetricCounter(label: "webimage_cache_lookups_total", dimensions: [("layer", "not-modified"), ("result", "hit")], factory: factory)
         renders = MetricCounter(label: "webimage_renders_total", dimensions: [], factory: factory)
+        shedConnections = MetricCounter(label: "webimage_idle_connections_closed_total", dimensions: [], factory: factory)
         var resultStore: [ResultStoreEvent: MetricCounter] = [:]
         for event in ResultStoreEvent.allCases {
             resultStore[event] = MetricCounter(label: "webimage_result_store_\(event.rawValue)_total", dimensions: [], factory: factory)
@@ -83,6 +85,9 @@ final class ServiceMetrics: Sendable {
 
     /// One result rendered on the pool (not a cache or store hit, not a pass-through).
     func recordRender() { renders.increment() }
+
+    /// An idle keep-alive connection closed at the client cap.
+    func recordShedConnection() { shedConnections.increment() }
 
     /// One result-store lookup, write or failure.
     func recordResultStore(_ event: ResultStoreEvent) { resultStore[event]?.increment() }

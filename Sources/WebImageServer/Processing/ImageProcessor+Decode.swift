@@ -23,7 +23,7 @@ extension ImageProcessor {
             if shrinkOnLoad, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
                 return reduced
             }
-            return DecodedSource(image: try coders.decode(data, options: decodeOptions), reduction: nil)
+            return DecodedSource(image: try decodeWhole(data, format: format, options: decodeOptions), reduction: nil)
         } catch let error as WebImageError {
             if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
             if case .unsupportedFormat = error { throw .notAnImage }
@@ -43,7 +43,14 @@ extension ImageProcessor {
             return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil, pageSelected: true)
         }
         pageOptions.firstFrameOnly = page == 0
-        return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil)
+        return DecodedSource(image: try decodeWhole(data, format: format, options: pageOptions), reduction: nil)
+    }
+
+    /// `data`, detected as `format`, decoded by ``coders`` — except an SVG, drawn by an
+    /// ``/WebImageCodecs/SVGCoder`` within the limits' ``ProcessingLimits/svgBudget``.
+    func decodeWhole(_ data: Data, format: ImageFormat, options: DecodeOptions) throws -> Image {
+        if format == .svg { return try SVGCoder(budget: limits.svgBudget).decode(data, options: options) }
+        return try coders.decode(data, options: options)
     }
 
     /// `data` decoded reduced when its decoder can reduce it (``CodersManager/reducedDecoder(for:)``:

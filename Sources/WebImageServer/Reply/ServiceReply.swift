@@ -18,12 +18,12 @@ struct ServiceReply: Sendable {
             let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             fields[.contentType] = "application/json"
             fields[.cacheControl] = "no-store"
-            if case let .queueFull(retryAfter) = error { fields[.retryAfter] = String(retryAfter) }
+            if let retryAfter = error.retryAfter { fields[.retryAfter] = String(retryAfter) }
             return ServiceReply(status: error.status, fields: fields, body: ByteBuffer(bytes: body))
         }
         fields[.contentType] = "text/plain; charset=utf-8"
         fields[.cacheControl] = "no-store"
-        if case let .queueFull(retryAfter) = error { fields[.retryAfter] = String(retryAfter) }
+        if let retryAfter = error.retryAfter { fields[.retryAfter] = String(retryAfter) }
         return ServiceReply(status: error.status, fields: fields, body: ByteBuffer(string: error.description + "\n"))
     }
 }

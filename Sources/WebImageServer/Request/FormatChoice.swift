@@ -8,7 +8,8 @@ enum FormatChoice: Hashable, Sendable {
     case fixed(OutputFormat)
     /// `Accept` chose JPEG XL, AVIF or WebP.
     case negotiated(OutputFormat)
-    /// The source's format (JPEG when it cannot be encoded).
+    /// The source's format; when it cannot be encoded, PNG for an SVG (it keeps the
+    /// transparency), else JPEG.
     case source
 
     /// The choice when the URL names no format and `Accept` chose `variant`.
@@ -25,7 +26,7 @@ enum FormatChoice: Hashable, Sendable {
     func format(for sourceFormat: ImageFormat) -> OutputFormat {
         switch self {
         case let .fixed(format), let .negotiated(format): format
-        case .source: OutputFormat(sourceFormat) ?? .jpeg
+        case .source: OutputFormat(sourceFormat) ?? (sourceFormat == .svg ? .png : .jpeg)
         }
     }
 

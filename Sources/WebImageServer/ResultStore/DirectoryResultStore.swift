@@ -13,16 +13,61 @@ import Glibc
 /// The directory itself must exist: a missing one (an unmounted volume) is an error, not
 /// created again, so a store that went away is reported rather than silently written to the
 /// disk under it. File work runs on Dispatch's global threads, not the concurrency pool's.
+///
+/// A write that never renamed its temporary file (the process was killed) leaves a `.tmp-*`
+/// file in its shard. At start the store sweeps the shards in the background and removes the
+/// ones not written for ``temporaryFileMaxAge``: another instance's write in progress is younger.
 public final class DirectoryResultStore: ResultStore {
     /// The store's directory.
     public let directory: URL
     /// The largest body read or written; bigger entries are skipped (read as none).
     public let maxEntryBytes: Int
+    /// How long a `.tmp-*` file must have gone unwritten before the sweep at start removes it
+    /// (seconds; default one hour, far longer than any write).
+    public let temporaryFileMaxAge: TimeInterval
+    private let sweep: Task<Int, Never>
 
-    /// A store in `directory`, holding results of up to `maxEntryBytes` bytes each.
-    public init(directory: URL, maxEntryBytes: Int = 64 * 1024 * 1024) {
-        self.directory = directory.standardizedFileURL
+    /// A store in `directory`, holding results of up to `maxEntryBytes` bytes each; starts the
+    /// sweep of `.tmp-*` files older than `temporaryFileMaxAge`.
+    public init(directory: URL, maxEntryBytes: Int = 64 * 1024 * 1024, temporaryFileMaxAge: TimeInterval = 3600) {
+        let directory = directory.standardizedFileURL
+        self.directory = directory
         self.maxEntryBytes = max(0, maxEntryBytes)
+        self.temporaryFileMaxAge = temporaryFileMaxAge
+        sweep = Task(priority: .background) {
+            (try? await Self.offload { () throws(DirectoryResultStoreError) -> Int in
+                Self.removeTemporaryFiles(in: directory, olderThan: Date(timeIntervalSinceNow: -temporaryFileMaxAge))
+            }) ?? 0
+        }
+    }
+
+    /// How many `.tmp-*` files the sweep at start removed, once it has finished.
+    public var removedTemporaryFiles: Int {
+        get async { await sweep.value }
+    }
+
+    /// Removes the `.tmp-*` regular files last written before `cutoff` from the shard
+    /// directories (two hex digits) of `directory`; symbolic links are not followed. Returns
+    /// how many it removed.
+    private static func removeTemporaryFiles(in directory: URL, olderThan cutoff: Date) -> Int {
+        let files = FileManager.default
+        guard let shards = try? files.contentsOfDirectory(atPath: directory.path) else { return 0 }
+        var removed = 0
+        for shard in shards where shard.utf8.count == 2 && shard.utf8.allSatisfy({ HexBytes.value(of: $0) != nil }) {
+            let shardPath = directory.appendingPathComponent(shard).path
+            guard (try? files.attributesOfItem(atPath: shardPath))?[.type] as? FileAttributeType == .typeDirectory,
+                let names = try? files.contentsOfDirectory(atPath: shardPath)
+            else { continue }
+            for name in names where name.hasPrefix(".tmp-") {
+                let path = shardPath + "/" + name
+                guard let attributes = try? files.attributesOfItem(atPath: path),
+                    attributes[.type] as? FileAttributeType == .typeRegular,
+                    let written = attributes[.modificationDate] as? Date, written < cutoff
+                else { continue }
+                if unlink(path) == 0 { removed += 1 }
+            }
+        }
+        return removed
     }
 
     /// Where `key`'s entry lives.

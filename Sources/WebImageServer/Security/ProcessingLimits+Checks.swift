@@ -5,6 +5,8 @@ extension ProcessingLimits {
     /// Reads the header of `data` (detected as `format`) and checks its declared size and
     /// frames against the source limits, without decoding (SPEC V-5). A PDF is described by
     /// its page `page` (0 when `nil`), the one page drawn, as a single frame.
+    /// An SVG is described by its intrinsic size, read by parsing it within ``svgBudget`` (its
+    /// element and filter-primitive counts are checked first); it is one frame.
     /// - Throws: ``ImageServiceError/notAnImage``, ``ImageServiceError/tooLarge(_:)``, or
     ///   ``ImageServiceError/unprocessable(_:)`` for a header that cannot be read (a PDF page
     ///   past the last one included).
@@ -19,6 +21,8 @@ extension ProcessingLimits {
             } catch {
                 throw .unprocessable("unreadable header")
             }
+        } else if format == .svg {
+            metadata = try svgHeader(data)
         } else {
             do { metadata = try ImageHeaderReader.read(data, format: format) } catch {
                 if format == .unknown { throw .notAnImage }
@@ -39,6 +43,22 @@ extension ProcessingLimits {
             }
         }
         return metadata
+    }
+
+    /// An SVG source's intrinsic size, read within ``svgBudget``: over its counts (or the
+    /// document size limit) ``ImageServiceError/tooLarge(_:)``, unreadable or past its time
+    /// ``ImageServiceError/unprocessable(_:)``.
+    private func svgHeader(_ data: Data) throws(ImageServiceError) -> ImageMetadata {
+        do {
+            let document = try SVGCoder(budget: svgBudget).readMetadata(data)
+            return ImageMetadata(format: .svg, pixelSize: document.pixelSize, frameCount: 1, isAnimated: false, hasAlpha: true)
+        } catch WebImageError.imageTooLarge(let reason) {
+            throw .tooLarge(reason)
+        } catch let error as WebImageError {
+            throw .unprocessable(error.description)
+        } catch {
+            throw .unprocessable("unreadable SVG")
+        }
     }
 
     /// The decoder's own limits: the source limits, applied again while decoding.

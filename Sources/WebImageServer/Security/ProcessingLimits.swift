@@ -1,3 +1,5 @@
+import WebImage
+
 /// Limits checked from the source's header before decoding and again by the decoder (SPEC V-5).
 public struct ProcessingLimits: Sendable, Hashable {
     /// Largest source resolution in pixels (imgproxy's default: 50 megapixels).
@@ -18,6 +20,11 @@ public struct ProcessingLimits: Sendable, Hashable {
     public var maxProcessingBytes = 1 << 30
     /// Largest encoded result in bytes; a bigger one is refused with 422 (default 64 MiB).
     public var maxResultBytes = 64 * 1024 * 1024
+    /// What drawing one SVG source may cost: elements and filter primitives counted before
+    /// parsing, and the drawing time (default 10 s; see `SVGRenderBudget`). Over the counts a
+    /// source is refused with 413, over the time with 422. The drawn size is held to
+    /// ``maxSourcePixels`` like any source's.
+    public var svgBudget = SVGRenderBudget.default
 
     /// The defaults.
     public init() {}

@@ -36,8 +36,13 @@ struct SourcePolicy: Sendable {
         }
         if lower.hasPrefix("s3://") {
             guard let s3 else { throw .sourceNotAllowed("S3 sources are off (--use-s3)") }
-            guard let url = URL(string: source), let location = try? S3ObjectLocation(url) else {
-                throw .badURL("not an s3://bucket/key[?versionId=…] URL")
+            guard let url = URL(string: source) else { throw .badURL("not an s3://bucket/key[?versionId=…] URL") }
+            let location: S3ObjectLocation
+            do { location = try S3ObjectLocation(url) } catch {
+                // The key's dot segments are named: the other refusals are about the URL's form.
+                let key = URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? ""
+                let dotted = S3ObjectLocation.dotSegmentRefusal(bucket: url.host ?? "", key: key.hasPrefix("/") ? String(key.dropFirst()) : key) != nil
+                throw .badURL(dotted ? "an s3:// key may not have a '.' or '..' dot segment" : "not an s3://bucket/key[?versionId=…] URL")
             }
             if let reason = s3.refusalReason(forBucket: location.bucket) { throw .sourceNotAllowed(reason) }
             return

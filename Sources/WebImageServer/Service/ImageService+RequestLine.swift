@@ -6,7 +6,8 @@ extension ImageService {
     /// The full path of a parsed request, an image or `/info` alike: ``produce(_:ifNoneMatch:)``
     /// under admission and the processing deadline (``admitted(_:)``).
     func reply<Output>(_ request: ParsedRequest<Output>, ifNoneMatch: String?) async throws -> ServiceReply {
-        try await admitted { [self] in try await produce(request, ifNoneMatch: ifNoneMatch) }
+        let placeLimit = ContinuousClock.now + .milliseconds(Int64(configuration.sourceWaitLimit * 1000))
+        return try await admitted { [self] in try await produce(request, ifNoneMatch: ifNoneMatch, placeLimit: placeLimit) }
     }
 
     /// `work` under admission and the processing deadline: one place per request from fetch to
@@ -34,16 +35,29 @@ extension ImageService {
     /// made, without fetching) → fetch → headers → 304, or the source as is (`raw`,
     /// `skip_processing`), or the result (cached, or made once on the pool, then also written
     /// to the result store) → remembered for the hit path. The watermark's identity is part of
-    /// the ETag and the result keys.
-    private func produce<Output>(_ request: ParsedRequest<Output>, ifNoneMatch: String?) async throws -> ServiceReply {
+    /// the ETag and the result keys. A request that has no place to fetch its source by
+    /// `placeLimit` is answered 503 with `Retry-After`, unfetched
+    /// (``ImageServiceConfiguration/sourceWaitLimit``).
+    private func produce<Output>(
+        _ request: ParsedRequest<Output>, ifNoneMatch: String?, placeLimit: ContinuousClock.Instant
+    ) async throws -> ServiceReply {
         let output = request.output, options = request.options
         let watermark = output.drawsWatermark(options) ? try await watermarks?.watermark() : nil
         let storeKey = resultStoreKey(request, watermark: watermark?.watermark.identity)
         if let storeKey, let stored = await storedReply(request, key: storeKey, ifNoneMatch: ifNoneMatch) { return stored }
-        // From fetch until the answer is encoded, the request holds its source: a slot.
-        try await slots.acquire()
-        defer { slots.release() }
+        // From fetch until the answer is encoded, the request holds its source: a place, with
+        // room for the largest source until it is here, then for its size.
+        let reserved = configuration.limits.maxSourceBytes
+        do {
+            try await slots.acquire(bytes: reserved, until: placeLimit)
+        } catch is SourceSlots.WaitExpired {
+            throw ImageServiceError.busy(retryAfter: configuration.retryAfter)
+        }
+        var held = reserved
+        defer { slots.release(bytes: held) }
         let (source, fallbackStatus) = try await fetchSource(request.source, fallback: Output.answersWithFallback)
+        slots.settle(reserved: reserved, actual: source.data.count)
+        held = min(reserved, source.data.count)
         let form = output.form(sourceFormat: source.format, options: options, negotiation: negotiation)
         let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
         let headers = ResponseHeaders(

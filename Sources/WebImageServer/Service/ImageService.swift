@@ -13,7 +13,7 @@ import WebImage
 /// A request takes one of two paths (docs/ARCHITECTURE.md lists the steps): the hit path
 /// (`knownReply`) answers a path answered before from memory; the full path (`freshReply`,
 /// `ImageService+RequestLine.swift`) parses, admits, fetches, renders and answers, for an
-/// image and for `/info` alike (``ServiceOutput``).
+/// image and for `/info` alike (`ServiceOutput`).
 public final class ImageService: Sendable {
     /// The configuration it runs with.
     public let configuration: ImageServiceConfiguration
@@ -23,7 +23,7 @@ public final class ImageService: Sendable {
     let results: ResultCache
     let gate: AdmissionGate
     let pool: ProcessingPool
-    /// Bounds the requests holding a fetched source (`fetchAhead`).
+    /// Bounds the requests holding a fetched source (`fetchAhead`) and their bytes (`maxSourceMemory`).
     let slots: SourceSlots
     let renders = SingleFlight<String, RenderedResult>()
     let metrics: ServiceMetrics
@@ -59,7 +59,7 @@ public final class ImageService: Sendable {
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
-        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead)
+        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead, byteBudget: configuration.sourceMemory)
         let metrics = ServiceMetrics()
         self.metrics = metrics
         resultStore = configuration.resultStore.map { store in

@@ -60,6 +60,10 @@ public struct ImageServiceConfiguration: Sendable {
     /// renders; `0` fetches a source only for a free worker, as imgproxy does, which bounds memory
     /// by `workers` sources but leaves a worker idle while its source downloads.
     public var fetchAhead: Int?
+    /// Bytes of sources requests may hold at once, downloads in flight included (each counted
+    /// at `limits.maxSourceBytes` until its source is here, then at its size); a request waits
+    /// for room before it fetches. `nil` (the default): ``defaultSourceMemory``.
+    public var maxSourceMemory: Int?
     /// Seconds a client is told to wait after a 429.
     public var retryAfter = 1
     /// Seconds a source download may take before 504.

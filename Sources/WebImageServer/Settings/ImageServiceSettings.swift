@@ -26,6 +26,7 @@ public enum ImageServiceSettings {
         Setting(name: "workers", meaning: "requests processed at once", defaultValue: "the core count", repeatable: false),
         Setting(name: "queue", meaning: "requests allowed to wait; beyond, 429", defaultValue: "64", repeatable: false),
         Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered); 0 = fetch only for a free worker", defaultValue: "every admitted request", repeatable: false),
+        Setting(name: "max-source-memory", meaning: "bytes of sources requests may hold at once, downloads in flight counted at max-src-bytes; a request waits for room before fetching, and gets 503 with Retry-After when it cannot start in time", defaultValue: "1073741824, or (workers + 1) × max-src-bytes when larger", repeatable: false),
         Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
         Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
         Setting(name: "max-animation-frames", meaning: "most frames of an animated source", defaultValue: "100", repeatable: false),
@@ -59,6 +60,7 @@ public enum ImageServiceSettings {
         Setting(name: "max-result-bytes", meaning: "largest encoded result in bytes (then 422)", defaultValue: "67108864", repeatable: false),
         Setting(name: "max-result-resolution", meaning: "largest result in megapixels, checked before processing (then 400)", defaultValue: "50", repeatable: false),
         Setting(name: "max-processing-memory", meaning: "bytes of result-sized canvases one request may hold while processing (then 400)", defaultValue: "1073741824", repeatable: false),
+        Setting(name: "max-svg-time", meaning: "seconds an SVG source may take to draw (then 422); its elements (100000) and filter primitives (256) are counted before parsing (then 413)", defaultValue: "10", repeatable: false),
         Setting(name: "sanitize-svg", meaning: "remove scripts, event handlers and external references from SVG answered as SVG", defaultValue: "true", repeatable: false),
         Setting(name: "result-cache-bytes", meaning: "bytes of results kept in memory", defaultValue: "67108864", repeatable: false),
         Setting(name: "result-store", meaning: "where rendered results and /info answers are also kept for other instances and restarts: a directory (/path or file:///path) every instance mounts, or s3://bucket/prefix at the S3 endpoint of the s3-* settings and AWS credentials (use-s3 not needed; the bucket rules do not apply)", defaultValue: "none", repeatable: false),
@@ -144,6 +146,7 @@ public enum ImageServiceSettings {
         if let value = try int("workers", 1...1024) { configuration.workers = value }
         if let value = try int("queue", 0...1_000_000) { configuration.queue = value }
         if let value = try int("fetch-ahead", 0...1_000_000) { configuration.fetchAhead = value }
+        if let value = try int("max-source-memory", 1...Int.max) { configuration.maxSourceMemory = value }
         if let text = one("max-src-resolution") {
             guard let megapixels = Double(text), megapixels > 0, megapixels <= 10_000 else { throw Problem(description: "max-src-resolution: '\(text)' is not megapixels") }
             configuration.limits.maxSourcePixels = Int(megapixels * 1_000_000)
@@ -213,6 +216,10 @@ public enum ImageServiceSettings {
         }
         if let value = try int("max-processing-memory", 1_048_576...Int.max) { configuration.limits.maxProcessingBytes = value }
         if let value = try int("result-cache-bytes", 0...Int.max) { configuration.resultCacheBytes = value }
+        if let text = one("max-svg-time") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "max-svg-time: '\(text)' is not seconds") }
+            configuration.limits.svgBudget.maxDuration = seconds
+        }
         if let value = try bool("sanitize-svg") { configuration.sanitizeSVG = value }
         if let text = one("keep-alive-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw Problem(description: "keep-alive-timeout: '\(text)' is not seconds") }

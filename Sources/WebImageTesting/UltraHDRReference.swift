@@ -3,12 +3,13 @@ import Foundation
 /// libultrahdr through `scripts/gainmap-fixtures.py` in the `.build-hdr-venv` venv
 /// (`scripts/hdr-venv.sh`, made on first use): Ultra HDR inputs made at test time, and the
 /// reference decoder's reading of our output.
-enum UltraHDRReference {
+public enum UltraHDRReference {
+    /// The project root (…/Sources/WebImageTesting/ is two folders below it).
     static let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// The venv's python, or why there is none.
-    static let python: Result<String, ReferenceUnavailable> = {
+    public static let python: Result<String, ReferenceUnavailable> = {
         let output = run("/usr/bin/env", ["bash", projectRoot.appendingPathComponent("scripts/hdr-venv.sh").path])
         guard output.status == 0, let path = output.stdout.split(separator: "\n").last.map(String.init), !path.isEmpty else {
             let reason = "libultrahdr is unavailable (scripts/hdr-venv.sh failed): \(output.stderr.suffix(300))"
@@ -18,12 +19,14 @@ enum UltraHDRReference {
         return .success(path)
     }()
 
-    struct ReferenceUnavailable: Error { let reason: String }
+    /// Why libultrahdr cannot be used, or what it refused.
+    public struct ReferenceUnavailable: Error { public let reason: String }
 
-    static var isAvailable: Bool { (try? python.get()) != nil }
+    /// Whether the venv with libultrahdr is ready.
+    public static var isAvailable: Bool { (try? python.get()) != nil }
 
     /// The fixtures, made once per test process into a temporary folder: name → bytes.
-    static let fixtures: [String: Data] = {
+    public static let fixtures: [String: Data] = {
         guard let python = try? python.get() else { return [:] }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gainmap-fixtures-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -39,7 +42,7 @@ enum UltraHDRReference {
     static var script: String { projectRoot.appendingPathComponent("scripts/gainmap-fixtures.py").path }
 
     /// What libultrahdr reads in `data` (`check`'s JSON), or `nil` with its error when it refuses the file.
-    static func check(_ data: Data) throws -> [String: Any] {
+    public static func check(_ data: Data) throws -> [String: Any] {
         let python = try python.get()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gainmap-check-\(UUID().uuidString).jpg")
         try data.write(to: file)
@@ -51,7 +54,7 @@ enum UltraHDRReference {
         return json
     }
 
-    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+    public static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
