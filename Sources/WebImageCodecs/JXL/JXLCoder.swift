@@ -80,6 +80,7 @@ public struct JXLCoder: AnimatedImageDecoding {
     /// them), its orientation applied.
     /// - Throws: `unsupportedFormat` for another format, `encodingFailed` when libjxl fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
+        let image = EightBitOutput.prepare(image)
         guard format == .jxl else { throw WebImageError.unsupportedFormat(format, reason: "JXLCoder encodes JPEG XL only") }
         return try JXLEncoding.encode(image, options: options)
     }
