@@ -9,6 +9,8 @@
         /// nothing mutable with the buffer, in `colorProfile`'s colour space (sRGB when `nil`:
         /// decoded images are sRGB unless decoded with `.preserve`).
         public func makeCGImage(colorProfile: ColorProfile? = nil) -> CGImage? {
+            // RGBA16 is shown through its nearest 8-bit values (SPEC H-1).
+            if format == .rgba16 { return convertedToRGBA8().makeCGImage(colorProfile: colorProfile) }
             guard let provider = CGDataProvider(data: Data(bytes) as CFData) else { return nil }
             return CGImage(
                 width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: bytesPerRow,

@@ -76,10 +76,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("watermark-data"), help: Self.help("watermark-data")) var watermarkData: String?
     @Option(name: .customLong("watermark-opacity"), help: Self.help("watermark-opacity")) var watermarkOpacity: String?
     @Option(name: .customLong("watermark-url-ttl"), help: Self.help("watermark-url-ttl")) var watermarkURLTTL: String?
+    @Option(name: .customLong("autoquality-method"), help: Self.help("autoquality-method")) var autoqualityMethod: String?
+    @Option(name: .customLong("autoquality-target"), help: Self.help("autoquality-target")) var autoqualityTarget: String?
+    @Option(name: .customLong("autoquality-min"), help: Self.help("autoquality-min")) var autoqualityMin: String?
+    @Option(name: .customLong("autoquality-max"), help: Self.help("autoquality-max")) var autoqualityMax: String?
+    @Option(name: .customLong("autoquality-allowed-error"), help: Self.help("autoquality-allowed-error")) var autoqualityAllowedError: String?
+    @Option(name: .customLong("autoquality-format-min"), help: Self.help("autoquality-format-min")) var autoqualityFormatMin: String?
+    @Option(name: .customLong("autoquality-format-max"), help: Self.help("autoquality-format-max")) var autoqualityFormatMax: String?
+    @Option(name: .customLong("best-format-candidates"), help: Self.help("best-format-candidates")) var bestFormatCandidates: String?
+    @Option(name: .customLong("best-format-complexity-threshold"), help: Self.help("best-format-complexity-threshold")) var bestFormatComplexityThreshold: String?
+    @Option(name: .customLong("best-format-max-resolution"), help: Self.help("best-format-max-resolution")) var bestFormatMaxResolution: String?
+    @Option(name: .customLong("best-format-by-default"), help: Self.help("best-format-by-default")) var bestFormatByDefault: String?
+    @Option(name: .customLong("best-format-allow-skips"), help: Self.help("best-format-allow-skips")) var bestFormatAllowSkips: String?
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
         "auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
+        "best-format-by-default", "best-format-allow-skips",
     ]
 
     /// A flag's help from the settings table: what it does and its default.
@@ -130,6 +143,12 @@ struct ServeCommand: AsyncParsableCommand {
             ("result-store", resultStore), ("result-store-timeout", resultStoreTimeout),
             ("watermark-path", watermarkPath), ("watermark-url", watermarkURL), ("watermark-data", watermarkData),
             ("watermark-opacity", watermarkOpacity), ("watermark-url-ttl", watermarkURLTTL),
+            ("autoquality-method", autoqualityMethod), ("autoquality-target", autoqualityTarget), ("autoquality-min", autoqualityMin),
+            ("autoquality-max", autoqualityMax), ("autoquality-allowed-error", autoqualityAllowedError),
+            ("autoquality-format-min", autoqualityFormatMin), ("autoquality-format-max", autoqualityFormatMax),
+            ("best-format-candidates", bestFormatCandidates), ("best-format-complexity-threshold", bestFormatComplexityThreshold),
+            ("best-format-max-resolution", bestFormatMaxResolution), ("best-format-by-default", bestFormatByDefault),
+            ("best-format-allow-skips", bestFormatAllowSkips),
             ("use-s3", useS3), ("s3-endpoint", s3Endpoint), ("s3-region", s3Region), ("s3-endpoint-use-path-style", s3PathStyle),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }

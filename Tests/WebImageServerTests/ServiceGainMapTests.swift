@@ -14,6 +14,7 @@ import WebImageTesting
         }
         var type: String
         var gain_map: Map?
+        var bit_depth: Int?
     }
 
     struct InfoJSON: Decodable { var hdr: HDRJSON }
@@ -51,5 +52,24 @@ import WebImageTesting
         #expect(info.hdr.type == "gain_map")
         #expect(info.hdr.gain_map?.channels == 1 && info.hdr.gain_map?.width == 2016 && info.hdr.gain_map?.height == 1512)
         #expect(abs((info.hdr.gain_map?.headroom ?? 0) - pow(2, 1.8)) < 0.01)
+        #expect(info.hdr.bit_depth == 8)
+    }
+
+    @Test("Given 16-bit PNGs tagged PQ and HLG by cICP and an untagged 8-bit one, when /info is asked, then hdr says pq, hlg or none with the bit depth")
+    func transferAndBitDepth() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        let samples = (0..<(16 * 16 * 3)).map { UInt16(truncatingIfNeeded: $0 * 97) }
+        for (name, transfer, expected) in [("pq", UInt8(16), "pq"), ("hlg", UInt8(18), "hlg"), ("sdr", UInt8(13), "none")] {
+            let png = WidePNGWriter.png(width: 16, height: 16, channels: 3, samples: samples, chunks: [WidePNGWriter.cicp(primaries: 9, transfer: transfer)])
+            harness.origin.route("/\(name).png", .ok(png, contentType: "image/png"))
+            let info = try JSONDecoder().decode(InfoJSON.self, from: try await harness.get("/info" + harness.plainPath("/\(name).png")).body)
+            #expect(info.hdr.type == expected, "\(name)")
+            #expect(info.hdr.bit_depth == 16, "\(name)")
+        }
+        let plain = try PNGCoder().encode(Image(pixels: PixelBuffer(width: 4, height: 4, bytes: [UInt8](repeating: 200, count: 64))), format: .png, options: .default)
+        harness.origin.route("/plain.png", .ok(plain, contentType: "image/png"))
+        let info = try JSONDecoder().decode(InfoJSON.self, from: try await harness.get("/info" + harness.plainPath("/plain.png")).body)
+        #expect(info.hdr.type == "none" && info.hdr.bit_depth == 8)
     }
 }

@@ -37,6 +37,9 @@ public struct AVIFCoder: AnimatedImageDecoding {
         let output = FrameOutput(stored: handle.canvasSize, orientation: handle.orientation, options: options)
         let count = options.firstFrameOnly ? 1 : handle.frameCount
         let described = options.colorManagement == .ignore ? nil : handle.colorProfile
+        if options.preferredPixelFormat == .rgba16, handle.storedDepth > 8 {
+            return try decodeHighBitDepth(handle, output: output, count: count, profile: described, options: options)
+        }
         // PQ/HLG is decoded at 16 bits and tone-mapped to SDR sRGB straight from there (H-4).
         let hdr = HDRToSDR.transform(for: described, options: options, bits: 16)
         var frames: [ImageFrame] = []
@@ -60,7 +63,6 @@ public struct AVIFCoder: AnimatedImageDecoding {
     /// keep them), its orientation applied.
     /// - Throws: `unsupportedFormat` for another format, `encodingFailed` when libavif fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
-        let image = EightBitOutput.prepare(image)
         guard format == .avif else { throw WebImageError.unsupportedFormat(format, reason: "AVIFCoder encodes AVIF only") }
         return try AVIFEncoding.encode(image, options: options)
     }
@@ -73,6 +75,7 @@ public struct AVIFCoder: AnimatedImageDecoding {
             format: .avif, pixelSize: handle.canvasSize, orientation: handle.orientation, hasAlpha: handle.hasAlpha,
             colorProfile: handle.colorProfile)
         metadata.frameCount = handle.frameCount
+        metadata.bitDepth = handle.decoderImage.map { Int($0.pointee.depth) }
         metadata.isAnimated = handle.frameCount > 1
         metadata.loopCount = handle.frameCount > 1 ? 0 : nil
         return metadata

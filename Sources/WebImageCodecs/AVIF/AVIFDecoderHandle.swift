@@ -10,7 +10,7 @@ import WebImageCore
 final class AVIFDecoderHandle {
     private let decoder: UnsafeMutablePointer<avifDecoder>
     private let input: UnsafeMutableRawBufferPointer
-    private let limits: DecodeLimits
+    let limits: DecodeLimits
     /// The image size the container declares, recorded after parsing (libavif overwrites
     /// `decoder->image`'s size with each decoded frame's).
     private(set) var canvasSize = PixelSize(width: 0, height: 0)
@@ -97,22 +97,7 @@ final class AVIFDecoderHandle {
     /// - Throws: `badImageData` when the AV1 data is corrupt or a frame's size differs from the
     ///   container's; `imageTooLarge` when the 16-bit intermediate exceeds the budget.
     func frame(at index: Int, hdr: HDRToSDRTransform? = nil) throws -> PixelBuffer {
-        guard index >= 0, index < frameCount else {
-            throw WebImageError.badImageData(reason: "AVIF frame \(index) of \(frameCount)")
-        }
-        if Int(decoder.pointee.imageIndex) + 1 == index {
-            try Self.check(avifDecoderNextImage(decoder))
-        } else {
-            try Self.check(avifDecoderNthImage(decoder, UInt32(index)))
-        }
-        guard let image = decoder.pointee.image else {
-            throw WebImageError.badImageData(reason: "AVIF frame \(index) produced no image")
-        }
-        let size = PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
-        guard size == canvasSize else {
-            throw WebImageError.badImageData(reason: "AVIF frame \(index) is \(size), the image \(canvasSize)")
-        }
-        try limits.check(canvas: size)
+        let (image, size) = try decodedImage(at: index)
         if let hdr { return try toneMapped(image, size: size, hdr) }
         return try PixelBuffer.make(width: size.width, height: size.height) { out in
             var rgb = avifRGBImage()
@@ -145,7 +130,29 @@ final class AVIFDecoderHandle {
         }
     }
 
-    private static func check(_ result: avifResult) throws {
+    /// Decodes frame `index` (the next one, or by seeking) and checks its size against the
+    /// canvas and the limits; the pixels are still YUV in libavif's image.
+    func decodedImage(at index: Int) throws -> (UnsafeMutablePointer<avifImage>, PixelSize) {
+        guard index >= 0, index < frameCount else {
+            throw WebImageError.badImageData(reason: "AVIF frame \(index) of \(frameCount)")
+        }
+        if Int(decoder.pointee.imageIndex) + 1 == index {
+            try Self.check(avifDecoderNextImage(decoder))
+        } else {
+            try Self.check(avifDecoderNthImage(decoder, UInt32(index)))
+        }
+        guard let image = decoder.pointee.image else {
+            throw WebImageError.badImageData(reason: "AVIF frame \(index) produced no image")
+        }
+        let size = PixelSize(width: Int(image.pointee.width), height: Int(image.pointee.height))
+        guard size == canvasSize else {
+            throw WebImageError.badImageData(reason: "AVIF frame \(index) is \(size), the image \(canvasSize)")
+        }
+        try limits.check(canvas: size)
+        return (image, size)
+    }
+
+    static func check(_ result: avifResult) throws {
         guard result != AVIF_RESULT_OK else { return }
         let reason = String(cString: avifResultToString(result))
         throw WebImageError.badImageData(reason: "AVIF: \(reason)")

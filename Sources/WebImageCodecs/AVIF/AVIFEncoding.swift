@@ -15,22 +15,28 @@ import WebImageCore
 enum AVIFEncoding {
     /// Encodes `image` per `options` (size cap, quality, lossless, file-size target, animation).
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
-        let source = options.preparedImage(image)
+        var source = options.preparedImage(image, keepingHighBitDepth: true)
+        // An RGBA16 image is written at 10 or 12 bits; a 16-bit animation at 8 (like APNG).
+        if source.frames.count > 1 { source = EightBitOutput.prepare(source) }
+        let depth = source.pixelFormat == .rgba16 ? (options.highBitDepth == 12 ? 12 : 10) : 8
         if let maxBytes = options.maxFileSize, !options.lossless {
             return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) {
-                try encode($0, quality: $1, lossless: false, settings: options.avif)
+                try encode($0, quality: $1, lossless: false, depth: depth, settings: options.avif)
             }
         }
-        return try encode(source, quality: options.clampedQuality, lossless: options.lossless, settings: options.avif)
+        return try encode(source, quality: options.clampedQuality, lossless: options.lossless, depth: depth, settings: options.avif)
     }
 
     /// One encode at a fixed quality (0…1), through ``AVIFFrameWriter``.
-    static func encode(_ image: Image, quality: Double, lossless: Bool, settings: AVIFEncodeSettings) throws -> Data {
+    static func encode(
+        _ image: Image, quality: Double, lossless: Bool, depth: Int = 8, settings: AVIFEncodeSettings = AVIFEncodeSettings()
+    ) throws -> Data {
         let opaque = !image.hasAlpha || image.frames.allSatisfy { $0.pixels.isFullyOpaque() }
         let writer = AVIFFrameWriter(
             quality: quality, lossless: lossless, opaque: opaque, settings: settings,
             pixelCount: image.width * image.height, iccProfile: EmbeddedProfile.iccData(for: image))
-        return try FrameByFrameEncoder.encode(image, with: writer)
+        if depth > 8 { writer.highBitDepth = AVIFHighBitDepth(depth: depth, cicp: image.cicp) }
+        return try FrameByFrameEncoder.encode(image, with: writer, keepingHighBitDepth: depth > 8)
     }
 
     /// What one file is encoded with: libaom's speed, the AV1 quantizer and whether chroma is
@@ -65,13 +71,17 @@ enum AVIFEncoding {
 
     /// `pixels` converted to an 8-bit YUV `avifImage` (the caller destroys it).
     static func yuvImage(
-        _ pixels: PixelBuffer, lossless: Bool, subsampled: Bool = true, opaque: Bool, iccProfile: Data? = nil
+        _ pixels: PixelBuffer, lossless: Bool, subsampled: Bool = true, opaque: Bool, iccProfile: Data? = nil,
+        highBitDepth: AVIFHighBitDepth? = nil
     ) throws -> UnsafeMutablePointer<avifImage> {
         let format = !lossless && subsampled ? AVIF_PIXEL_FORMAT_YUV420 : AVIF_PIXEL_FORMAT_YUV444
-        guard let image = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8, format) else {
+        let wide = pixels.format == .rgba16
+        let depth = wide ? UInt32(highBitDepth?.depth ?? 10) : 8
+        guard let image = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), depth, format) else {
             throw WebImageError.encodingFailed(reason: "libavif could not create an image")
         }
         image.pointee.yuvRange = AVIF_RANGE_FULL
+        if wide, let cicp = highBitDepth?.cicp { AVIFHighBitDepth.describe(image, cicp) }
         if lossless { image.pointee.matrixCoefficients = avifMatrixCoefficients(AVIF_MATRIX_COEFFICIENTS_IDENTITY) }
         // A kept colour profile (G-3) goes into the `colr` `prof` box.
         iccProfile?.withUnsafeBytes { icc in
@@ -81,7 +91,7 @@ enum AVIFEncoding {
             var rgb = avifRGBImage()
             avifRGBImageSetDefaults(&rgb, image)
             rgb.format = AVIF_RGB_FORMAT_RGBA
-            rgb.depth = 8
+            rgb.depth = wide ? 16 : 8
             rgb.ignoreAlpha = opaque ? AVIF_TRUE : AVIF_FALSE
             rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress)
             rgb.rowBytes = UInt32(pixels.bytesPerRow)

@@ -14,6 +14,8 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     private let opaque: Bool
     /// The ICC profile every frame carries, when the image keeps one.
     private let iccProfile: Data?
+    /// Depth and code points for RGBA16 frames (10 bits, no CICP when `nil`).
+    var highBitDepth: AVIFHighBitDepth?
     private var sequence: UnsafeMutablePointer<avifEncoder>?
 
     /// A writer for frames of `pixelCount` pixels (which, with `settings`, chooses the speed).
@@ -35,7 +37,8 @@ final class AVIFFrameWriter: AnimationFrameWriter {
         let encoder = try AVIFEncoding.makeEncoder(tuning)
         defer { avifEncoderDestroy(encoder) }
         let frame = try AVIFEncoding.yuvImage(
-            pixels, lossless: lossless, subsampled: tuning.subsampled, opaque: opaque, iccProfile: iccProfile)
+            pixels, lossless: lossless, subsampled: tuning.subsampled, opaque: opaque, iccProfile: iccProfile,
+            highBitDepth: highBitDepth)
         defer { avifImageDestroy(frame) }
         var output = avifRWData()
         defer { avifRWDataFree(&output) }

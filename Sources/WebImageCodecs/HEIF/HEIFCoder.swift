@@ -39,6 +39,14 @@ public struct HEIFCoder: ImageCoder {
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let primary = try HEIFPrimaryImage(data, limits: options.limits)
         let profile = options.colorManagement == .ignore ? nil : primary.colorProfile
+        if options.preferredPixelFormat == .rgba16, primary.storedDepth > 8 {
+            // More than 8 bits asked for and stored: RGBA16, the colour description kept (H-1).
+            let decoded = try primary.decode16(limits: options.limits)
+            let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)
+            let image = Image(
+                pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
+            return Self.attachGainMap(to: image.replacing(colorProfile: profile), primary: primary, options: options)
+        }
         let hdr = Self.toneMapped(profile, options: options)
         let decoded = try primary.decode(hdr: hdr, limits: options.limits)
         let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)
@@ -78,6 +86,7 @@ public struct HEIFCoder: ImageCoder {
             format: ImageFormat.detect(data), pixelSize: primary.size, hasAlpha: primary.hasAlpha,
             colorProfile: primary.colorProfile)
         metadata.frameCount = 1
+        metadata.bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(primary.handle))
         metadata.isAnimated = ImageFormat.isAnimated(data)
         do throws(GainMapIssue) { metadata.gainMap = try primary.appleGainMapSummary() } catch { metadata.gainMapIssue = error }
         return metadata

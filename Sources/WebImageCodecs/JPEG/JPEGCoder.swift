@@ -64,6 +64,7 @@ public struct JPEGCoder: ProgressiveImageDecoding {
             orientation: header.orientation, hasAlpha: false, colorProfile: header.colorProfile)
         data.withUnsafeBytes { b in
             do throws(GainMapIssue) { metadata.gainMap = try JPEGGainMapReader.summary(b, base: header.size) } catch { metadata.gainMapIssue = error }
+            metadata.bitDepth = 8
         }
         return metadata
     }

@@ -40,11 +40,14 @@ public struct JXLCoder: AnimatedImageDecoding {
         var frames: [ImageFrame] = []
         var duration = 0.0
         var output: FrameOutput?
+        // More than 8 bits asked for and stored: RGBA16 with the colour description kept (H-1).
+        var wide = false
         decoding: while true {
             switch try session.next() {
             case JXL_DEC_BASIC_INFO:
                 try options.limits.check(canvas: session.size)
                 output = FrameOutput(stored: session.size, orientation: session.orientation, options: options)
+                wide = options.preferredPixelFormat == .rgba16 && session.isHighBitDepth
             case JXL_DEC_COLOR_ENCODING:
                 if options.colorManagement != .ignore { profile = session.colorProfile() }
                 hdr = HDRToSDR.transform(for: profile, options: options, bits: 16)
@@ -54,6 +57,10 @@ public struct JXLCoder: AnimatedImageDecoding {
                 duration = session.isAnimation ? session.frameDuration() : 0
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 guard let output else { throw WebImageError.badImageData(reason: "JPEG XL: pixels before the basic information") }
+                if wide {
+                    frames.append(ImageFrame(pixels: output.finish(try session.decodeFrame16(limits: options.limits)), duration: duration))
+                    continue
+                }
                 // PQ/HLG is decoded at 16 bits and tone-mapped to SDR straight from there (H-4).
                 let pixels = try hdr.map { try session.decodeFrame(toneMapping: $0, limits: options.limits) } ?? session.decodeFrame()
                 frames.append(ImageFrame(pixels: output.finish(pixels), duration: duration))
@@ -68,6 +75,7 @@ public struct JXLCoder: AnimatedImageDecoding {
         let image = Image(
             frames: frames, scale: options.imageScale, orientation: options.applyOrientation ? .up : session.orientation,
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
+        if wide { return image.replacing(colorProfile: profile) }
         return ColorConversion.finish(image, profile: hdr == nil ? profile : nil, options: options)
     }
 
@@ -132,10 +140,12 @@ public struct JXLCoder: AnimatedImageDecoding {
                 continue
             }
         }
-        return ImageMetadata(
+        var metadata = ImageMetadata(
             format: .jxl, pixelSize: session.size, frameCount: max(1, frameCount), isAnimated: frameCount > 1,
             loopCount: frameCount > 1 ? session.loopCount : nil, orientation: session.orientation, hasAlpha: session.hasAlpha,
             colorProfile: profile)
+        metadata.bitDepth = Int(session.info.bits_per_sample)
+        return metadata
     }
 }
 

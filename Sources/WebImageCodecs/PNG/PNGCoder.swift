@@ -116,11 +116,14 @@ public struct PNGCoder: ProgressiveImageDecoding, AnimatedImageDecoding {
         try data.withUnsafeBytes { bytes in
             let layout = try PNGLayout.read(bytes)
             let frames = layout.animation?.frames.count ?? 1
-            return ImageMetadata(
+            var metadata = ImageMetadata(
                 format: .png, pixelSize: layout.header.size, frameCount: frames, isAnimated: frames > 1,
                 loopCount: layout.animation?.loopCount, orientation: layout.orientation,
                 hasAlpha: layout.hasAlpha || layout.animation?.exposesCanvas(layout.header.size) == true,
                 colorProfile: PNGColorChunks.read(bytes, limits: .default))
+            // A palette's entries are 8-bit whatever its index depth.
+            metadata.bitDepth = layout.header.colorType == 3 ? 8 : Int(layout.header.bitDepth)
+            return metadata
         }
     }
 

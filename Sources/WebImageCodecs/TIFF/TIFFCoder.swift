@@ -6,7 +6,9 @@ import WebImageCore
 /// palette, RGB, RGBA (associated or unassociated alpha), CMYK and YCbCr; uncompressed, LZW,
 /// Deflate, PackBits, JPEG and CCITT fax data; every page of a multi-page file.
 ///
-/// - Pixels come out as 8-bit RGBA with straight alpha (16-bit samples are scaled down). An
+/// - Pixels come out as 8-bit RGBA with straight alpha (16-bit samples are scaled down), or,
+///   when ``/WebImageCore/DecodeOptions/preferredPixelFormat`` asks for RGBA16 and the first page
+///   is contiguous unsigned 16-bit RGB(A) or grey(+alpha), as RGBA16 with the ICC profile kept. An
 ///   RGB or grey profile (tag 34675 of the first page) is handled as for the other formats;
 ///   contiguous 8-bit CMYK is converted with its CMYK profile, else the built-in
 ///   ``DefaultCMYKProfile`` (the naive formula with `.ignore`, and for other CMYK layouts).
@@ -41,6 +43,7 @@ public struct TIFFCoder: AnimatedImageDecoding {
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let file = try TIFFMemoryFile(data)
         let pages = try file.pages(limits: options.limits, maxPages: options.firstFrameOnly ? 1 : .max)
+        if let wide = try decodeHighBitDepth(data, file: file, pages: pages, options: options) { return wide }
         let first = pages[0]
         let output = FrameOutput(stored: first.size, orientation: first.orientation, options: options)
         let duration = pages.count > 1 ? FrameDelay.replacement : 0
@@ -114,13 +117,14 @@ extension PixelBuffer {
     fileprivate func centred(in size: PixelSize) -> PixelBuffer {
         let left = (size.width - width) / 2
         let top = (size.height - height) / 2
-        var canvas = [UInt8](repeating: 0, count: size.pixelCount * PixelBuffer.bytesPerPixel)
+        let bpp = format.bytesPerPixel
+        var canvas = [UInt8](repeating: 0, count: size.pixelCount * bpp)
         for row in 0..<height {
             let source = row * bytesPerRow
-            let target = ((top + row) * size.width + left) * PixelBuffer.bytesPerPixel
+            let target = ((top + row) * size.width + left) * bpp
             canvas.replaceSubrange(target..<target + bytesPerRow, with: bytes[source..<source + bytesPerRow])
         }
-        return PixelBuffer(width: size.width, height: size.height, bytes: canvas)
+        return PixelBuffer(width: size.width, height: size.height, format: format, bytes: canvas)
     }
 }
 

@@ -23,6 +23,9 @@ public struct ImageMetadata: Sendable, Hashable {
     public var gainMap: GainMapSummary?
     /// Why a gain map the file signals cannot be used, `nil` otherwise.
     public var gainMapIssue: GainMapIssue?
+    /// Bits per colour channel as stored (8 for most files, 10 or 12 for HDR AVIF and HEIC, 16
+    /// for 16-bit PNG), `nil` when the reader does not say (SPEC H-5).
+    public var bitDepth: Int?
 
     public init(
         format: ImageFormat,

@@ -3,6 +3,9 @@ import NIOCore
 import WebImage
 
 extension ImageProcessor {
+    /// The formats whose coders report gain maps, PQ/HLG transfers and bit depths in their headers.
+    static let hdrFormats: Set<ImageFormat> = [.jpeg, .heic, .heif, .avif, .png, .jxl]
+
     /// The `/info` answer for `source` (SPEC V-14): run whole on the processing pool. The
     /// metadata comes from the header (checked against the limits) and the frame table; the
     /// placeholders from one small decode (``infoDecode(_:header:options:metrics:)``), never the
@@ -12,14 +15,13 @@ extension ImageProcessor {
         decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
         var header = try limits.checkHeader(source.data, format: source.format)
-        if source.format == .jpeg, let jpeg = try? JPEGCoder().readMetadata(source.data) {
-            // The gain map (`hdr`): JPEG's reader finds it, the generic header reader does not.
-            header.gainMap = jpeg.gainMap
-            header.gainMapIssue = jpeg.gainMapIssue
-        } else if source.format == .heic, let heic = try? HEIFCoder().readMetadata(source.data) {
-            // Apple's HDR gain map, an auxiliary image libheif lists.
-            header.gainMap = heic.gainMap
-            header.gainMapIssue = heic.gainMapIssue
+        // `hdr` and the bit depth: the coders' header readers find gain maps, CICP transfers
+        // and depths; the generic header reader does not.
+        let coded = Self.hdrFormats.contains(source.format) ? try? CodersManager.shared.readMetadata(source.data) : nil
+        if let coded {
+            header.gainMap = coded.gainMap
+            header.gainMapIssue = coded.gainMapIssue
+            header.bitDepth = coded.bitDepth
         }
         decodes.increment()
         let decodeStart = ContinuousClock.now
@@ -30,7 +32,9 @@ extension ImageProcessor {
         let info = ImageInfo(
             metadata: header, durationMs: animationDurationMs(source.data, header: header), bytes: source.data.count,
             summary: summary)
-        let body = try info.json()
+        var answer = info
+        answer.hdr = HDRInfo(metadata: header, profile: coded?.colorProfile ?? header.colorProfile)
+        let body = try answer.json()
         metrics.recordStage("process", ContinuousClock.now - processStart)
         return RenderedResult(body: ByteBuffer(bytes: body), format: nil)
     }

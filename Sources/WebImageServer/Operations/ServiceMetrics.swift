@@ -78,6 +78,15 @@ final class ServiceMetrics: Sendable {
         Counter(label: "webimage_decodes_total", dimensions: [("scale", scale)], factory: factory).increment()
     }
 
+    /// One result's quality search (`aq`) or `best` choice and its encodes
+    /// (`webimage_autoquality_searches_total` and `webimage_autoquality_encodes_total`, or
+    /// `webimage_best_format_*`: the ratio is the average encodes a request).
+    func recordQualitySearch(encodes: Int, best: Bool) {
+        let prefix = best ? "webimage_best_format" : "webimage_autoquality"
+        Counter(label: "\(prefix)_searches_total", dimensions: [], factory: factory).increment()
+        Counter(label: "\(prefix)_encodes_total", dimensions: [], factory: factory).increment(by: encodes)
+    }
+
     /// A lookup in the result cache (`memory`) or an `If-None-Match` answered (`not-modified`).
     func recordResultCache(hit: Bool, layer: String) {
         if layer == "not-modified" { notModified.increment() } else if hit { memoryHit.increment() } else { memoryMiss.increment() }

@@ -20,6 +20,12 @@ struct ImageProcessor: Sendable {
     var jxlEffort = 4
     /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
     var avifSpeed: Int?
+    /// The service's `autoquality-*` settings, for requests without an `aq` option.
+    var autoquality = AutoQuality.none
+    /// The service's `autoquality-format-min`: the lowest quality per format.
+    var autoqualityFormatMin: [OutputFormat: Int] = [:]
+    /// The service's `autoquality-format-max`: the highest quality per format.
+    var autoqualityFormatMax: [OutputFormat: Int] = [:]
 
     /// imgproxy's per-format default qualities (`webp=79,avif=63,jxl=77`, 80 for the others).
     static func defaultQuality(for format: OutputFormat) -> Int {
@@ -36,8 +42,8 @@ struct ImageProcessor: Sendable {
     /// for one. Records the stage timings and the decode scale in `metrics` and counts the
     /// decode in `decodes`.
     func render(
-        _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, watermark: LoadedWatermark? = nil,
-        metrics: ServiceMetrics, decodes: SharedCount
+        _ source: SourceImage, options: ProcessingOptions, as format: OutputFormat, best: BestFormatRequest? = nil,
+        watermark: LoadedWatermark? = nil, metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
         // `enforce_thumbnail`: the embedded thumbnail, when there is one, is the source — a
         // JPEG's EXIF thumbnail as a file of its own, a HEIC/HEIF/AVIF thumbnail decoded by
@@ -59,7 +65,7 @@ struct ImageProcessor: Sendable {
         // V-5: the result's size and working memory, from the plan, before decoding.
         try checkPlan(header, options: options, keepAnimation: format.isAnimatable)
         // A JPEG whose pixels no step changes becomes JPEG XL losslessly, without decoding.
-        if format == .jxl, thumbnail == nil, container == nil,
+        if format == .jxl, best == nil, thumbnail == nil, container == nil,
             let body = losslessJPEGXL(data, format: sourceFormat, header: header, options: options) {
             let encodeStart = ContinuousClock.now
             try limits.checkResult(bytes: body.count)
@@ -84,14 +90,19 @@ struct ImageProcessor: Sendable {
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
         let processStart = ContinuousClock.now
-        let transformed = try transform(image, options: options, watermark: watermark)
-        metrics.recordStage("process", ContinuousClock.now - processStart)
-        let encodeStart = ContinuousClock.now
-        let body = keepingCopyright(try encode(transformed, as: format, options: options), of: source.data, as: format, options: options)
+        var context = ProcessingContext(source: image, options: options, limits: limits, watermark: watermark)
+        context.output = outputEncoding(format, options: options, best: best)
+        let encodeStart = try ProcessingPipeline.service.run(&context, timingLastStep: true)
+        metrics.recordStage("process", encodeStart - processStart)
+        guard let encoded = context.encoded else { throw .unprocessable("encoding \(format.rawValue) failed") }
+        let body = keepingCopyright(encoded, of: source.data, as: format, options: options)
         metrics.recordStage("encode", ContinuousClock.now - encodeStart)
+        if context.searched || !(context.output?.candidates.isEmpty ?? true) {
+            metrics.recordQualitySearch(encodes: context.encodes, best: !(context.output?.candidates.isEmpty ?? true))
+        }
         // V-5: the maximum result size, checked on the encoded bytes.
         try limits.checkResult(bytes: body.count)
-        return RenderedResult(body: ByteBuffer(bytes: body), format: format)
+        return RenderedResult(body: ByteBuffer(bytes: body), format: context.encodedFormat ?? format)
     }
 
     /// Checks the result `options` plan for a source described by `metadata` against the
@@ -121,21 +132,29 @@ struct ImageProcessor: Sendable {
         return context.image
     }
 
-    /// Encodes `image` as `format` with the request's quality and byte limit.
+    /// Encodes `image` as `format` with the request's quality and byte limit (no search).
     func encode(_ image: Image, as format: OutputFormat, options: ProcessingOptions) throws(ImageServiceError) -> Data {
-        let quality = options.quality > 0 ? options.quality : (options.formatQuality[format] ?? Self.defaultQuality(for: format))
-        var encodeOptions = EncodeOptions(
-            quality: Double(quality) / 100,
-            maxFileSize: options.maxBytes > 0 ? options.maxBytes : nil,
-            keepAnimation: format.isAnimatable)
-        encodeOptions.avif = AVIFEncodeSettings(speed: avifSpeed)
-        encodeOptions.jxlEffort = jxlEffort
-        do {
-            return try coders.encode(image, format: format.imageFormat, options: encodeOptions)
-        } catch WebImageError.cancelled {
-            throw .timedOut
-        } catch {
-            throw .unprocessable("encoding \(format.rawValue) failed")
+        var output = outputEncoding(format, options: options, best: nil)
+        output.autoquality = .none
+        return try output.encode(image, quality: output.quality)
+    }
+
+    /// The encode a request asks for as `format`: its quality, byte limit and quality search
+    /// (the request's `aq`, else the service's), with the service's encoder settings.
+    func outputEncoding(_ format: OutputFormat, options: ProcessingOptions, best: BestFormatRequest?) -> OutputEncoding {
+        var output = OutputEncoding(
+            format: best?.candidates.first ?? format, requestQuality: options.quality, formatQuality: options.formatQuality,
+            maxBytes: options.maxBytes, autoquality: options.autoquality ?? autoquality, coders: coders)
+        output.avifSpeed = avifSpeed
+        output.jxlEffort = jxlEffort
+        if options.autoquality == nil {
+            output.formatMin = autoqualityFormatMin
+            output.formatMax = autoqualityFormatMax
         }
+        if let best, !best.candidates.isEmpty {
+            output.candidates = best.candidates
+            output.best = best.settings
+        }
+        return output
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import WebImage
 
 /// What the processing steps of one request pass along (imgproxy's pipeline context): the image
@@ -24,6 +25,16 @@ struct ProcessingContext {
     let watermark: LoadedWatermark?
     /// The watermark sized and placed for the result (set by ``ProcessingStep/watermark``).
     var preparedWatermark: WatermarkTransformer?
+    /// The encode the request asks for, when the pipeline ends in one (``ProcessingStep/autoquality``).
+    var output: OutputEncoding?
+    /// The encoded result, once ``ProcessingStep/autoquality`` has made it.
+    var encoded: Data?
+    /// The format of ``encoded`` when it differs from the request's (`best`).
+    var encodedFormat: OutputFormat?
+    /// How many encodes made ``encoded``.
+    var encodes = 0
+    /// Whether a quality search ran.
+    var searched = false
 
     init(source: DecodedSource, options: ProcessingOptions, limits: ProcessingLimits, watermark: LoadedWatermark? = nil) {
         image = source.image

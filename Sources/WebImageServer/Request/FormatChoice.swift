@@ -11,6 +11,8 @@ enum FormatChoice: Hashable, Sendable {
     /// The source's format; when it cannot be encoded, PNG for an SVG (it keeps the
     /// transparency), else JPEG.
     case source
+    /// `best`: the smallest of these candidates, chosen when rendering.
+    case best(BestFormatRequest)
 
     /// The choice when the URL names no format and `Accept` chose `variant`.
     init(negotiated variant: FormatVariant) {
@@ -27,6 +29,7 @@ enum FormatChoice: Hashable, Sendable {
         switch self {
         case let .fixed(format), let .negotiated(format): format
         case .source: OutputFormat(sourceFormat) ?? (sourceFormat == .svg ? .png : .jpeg)
+        case let .best(request): request.candidates.first ?? .jpeg
         }
     }
 
@@ -36,12 +39,14 @@ enum FormatChoice: Hashable, Sendable {
         case let .fixed(format): "fixed:\(format.rawValue)"
         case let .negotiated(format): "negotiated:\(format.rawValue)"
         case .source: "source"
+        case let .best(request): "best:" + request.candidates.map(\.rawValue).joined(separator: ",")
         }
     }
 
     /// Whether the answer depends on `Accept` (`Vary: Accept`) when the service `negotiates`.
     func varies(negotiating negotiates: Bool) -> Bool {
         if case .fixed = self { return false }
+        if case let .best(request) = self { return request.settings.variant(accept: nil) != .any }
         return negotiates
     }
 }

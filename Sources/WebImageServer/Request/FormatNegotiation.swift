@@ -8,6 +8,9 @@ struct FormatNegotiation: Sendable {
     /// Whether JPEG XL is answered to clients that accept it (before AVIF, as imgproxy's
     /// `IMGPROXY_AUTO_JXL`).
     var autoJXL = false
+    /// The `best-format-*` settings (`format:best`, and requests without a format when
+    /// ``BestFormatSettings/byDefault``).
+    var best = BestFormatSettings()
 
     /// Whether `Accept` can change the answer at all.
     var negotiates: Bool { autoJXL || autoAVIF || autoWebP }

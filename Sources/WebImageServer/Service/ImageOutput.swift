@@ -15,7 +15,11 @@ struct ImageOutput: ServiceOutput {
     /// The URL fixes the format (`format` option or extension) for every `Accept`; otherwise
     /// `Accept` chooses its bucket.
     init(settings: Void, options: ProcessingOptions, path: ImageRequestPath, accept: String?, negotiation: FormatNegotiation) {
-        if let fixed = options.format ?? path.extensionFormat {
+        let best = negotiation.best
+        if options.bestFormat || path.extensionIsBest || (best.byDefault && options.format == nil && path.extensionFormat == nil) {
+            variant = best.variant(accept: accept)
+            format = .best(BestFormatRequest(candidates: best.candidates(for: variant), settings: best))
+        } else if let fixed = options.format ?? path.extensionFormat {
             (format, variant) = (.fixed(fixed), .any)
         } else {
             variant = negotiation.variant(accept: accept)
@@ -47,6 +51,17 @@ struct ImageOutput: ServiceOutput {
                 varyAccept: false, passThrough: true)
         }
         let output = format.format(for: sourceFormat)
+        if case let .best(request) = format {
+            // The type is the chosen candidate's, known once rendered (``ImageService`` retypes
+            // the answer); `best-format-allow-skips` passes SVG and `skip_processing` sources through.
+            let skips = request.settings.allowSkips
+                && (sourceFormat == .svg || OutputFormat(sourceFormat).map(options.skipProcessing.contains) == true)
+            return AnswerForm(
+                contentType: skips ? sourceFormat.mimeType : output.imageFormat.mimeType,
+                fileExtension: skips ? sourceFormat.fileExtension : output.imageFormat.fileExtension, etagFormat: format.keyText,
+                format: skips ? nil : output, varyAccept: format.varies(negotiating: negotiation.negotiates), passThrough: skips,
+                retypedAfterRender: !skips)
+        }
         return AnswerForm(
             contentType: output.imageFormat.mimeType, fileExtension: output.imageFormat.fileExtension, etagFormat: output.rawValue,
             format: output, varyAccept: format.varies(negotiating: negotiation.negotiates),
@@ -57,9 +72,11 @@ struct ImageOutput: ServiceOutput {
         _ source: SourceImage, form: AnswerForm, options: ProcessingOptions, watermark: LoadedWatermark?, processor: ImageProcessor,
         metrics: ServiceMetrics, decodes: SharedCount
     ) throws(ImageServiceError) -> RenderedResult {
+        var best: BestFormatRequest?
+        if case let .best(request) = format { best = request }
         let rendered = try processor.render(
-            source, options: options, as: form.format ?? format.format(for: source.format), watermark: watermark, metrics: metrics,
-            decodes: decodes)
+            source, options: options, as: form.format ?? format.format(for: source.format), best: best, watermark: watermark,
+            metrics: metrics, decodes: decodes)
         metrics.recordRender()
         return rendered
     }

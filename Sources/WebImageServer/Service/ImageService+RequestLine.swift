@@ -60,7 +60,7 @@ extension ImageService {
         held = min(reserved, source.data.count)
         let form = output.form(sourceFormat: source.format, options: options, negotiation: negotiation)
         let identity = source.identity + (watermark.map { "+watermark-" + $0.watermark.identity } ?? "")
-        let headers = ResponseHeaders(
+        var headers = ResponseHeaders(
             contentType: form.contentType, etag: ResponseHeaders.etag(identity: identity, options: options, format: form.etagFormat),
             maxAge: fallbackStatus != nil ? configuration.fallbackImageTTL ?? configuration.ttl : configuration.ttl,
             disposition: ResponseHeaders.disposition(options: options, source: request.source, ext: form.fileExtension),
@@ -74,6 +74,11 @@ extension ImageService {
         let result = try await made(
             source, request: request, form: form, watermark: watermark?.watermark, key: headers.etag,
             store: keep.map { ($0, source.lastModified) })
+        if form.retypedAfterRender, let made = result.format {
+            // `best`: the chosen candidate types the answer.
+            headers.contentType = made.imageFormat.mimeType
+            headers.disposition = ResponseHeaders.disposition(options: options, source: request.source, ext: made.imageFormat.fileExtension)
+        }
         let reply = answer(result.body, headers: headers, status: fallbackStatus)
         if fallbackStatus == nil, source.freshFor > 0 {
             // The next identical request takes the hit path (``knownReply``).

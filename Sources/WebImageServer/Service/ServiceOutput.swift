@@ -69,4 +69,6 @@ struct AnswerForm: Sendable {
     var varyAccept: Bool
     /// Whether the answer is the source's bytes, unprocessed (`raw`, `skip_processing`).
     var passThrough = false
+    /// Whether the rendered result's own format types the answer (`best`).
+    var retypedAfterRender = false
 }

@@ -130,6 +130,16 @@ public struct ImageServiceConfiguration: Sendable {
     /// lowers it to what the file descriptor limit allows.
     public var maxClients = 2048
 
+    /// The quality search of requests without an `aq` option (`autoquality-*` settings).
+    public var autoquality = AutoQuality.none
+    /// `autoquality-format-min`: the search's lowest quality per format.
+    public var autoqualityFormatMin: [OutputFormat: Int] = [:]
+    /// `autoquality-format-max`: the search's highest quality per format.
+    public var autoqualityFormatMax: [OutputFormat: Int] = [:]
+
+    /// `format:best` (`best-format-*` settings).
+    public var bestFormat = BestFormatSettings()
+
     /// The defaults.
     public init() {}
 

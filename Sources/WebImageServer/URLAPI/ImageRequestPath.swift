@@ -15,6 +15,8 @@ public struct ImageRequestPath: Sendable, Hashable {
     public var source: String
     /// The format asked for by the extension, if any.
     public var extensionFormat: OutputFormat?
+    /// Whether the extension is `best` (`@best`, `.best`).
+    public var extensionIsBest = false
 
     /// The longest path accepted, before any parsing.
     public static let maximumLength = 8192
@@ -48,7 +50,8 @@ public struct ImageRequestPath: Sendable, Hashable {
                 throw .badURL("plain source URL is empty or badly percent-encoded")
             }
             source = decoded
-            extensionFormat = try Self.format(ext)
+            extensionIsBest = ext?.lowercased() == "best"
+            extensionFormat = extensionIsBest ? nil : try Self.format(ext)
         } else {
             var encoded = segments[index...].joined()
             var ext: String?
@@ -61,7 +64,8 @@ public struct ImageRequestPath: Sendable, Hashable {
                 throw .badURL("source URL is not URL-safe base64 (or use /plain/)")
             }
             source = text
-            extensionFormat = try Self.format(ext)
+            extensionIsBest = ext?.lowercased() == "best"
+            extensionFormat = extensionIsBest ? nil : try Self.format(ext)
         }
     }
 

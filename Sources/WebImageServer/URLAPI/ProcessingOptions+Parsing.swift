@@ -102,6 +102,8 @@ extension ProcessingOptions {
         case "quality", "q":
             try args.requireCount(1...1)
             quality = try args.quality(0)
+        case "autoquality", "aq":
+            do { autoquality = try AutoQuality.parse(args.values) } catch { throw args.bad(error.reason) }
         case "format_quality", "fq":
             guard !args.values.isEmpty, args.values.count % 2 == 0 else { throw args.bad("expected format:quality pairs") }
             for index in stride(from: 0, to: args.values.count, by: 2) {
@@ -109,7 +111,8 @@ extension ProcessingOptions {
             }
         case "format", "f", "ext":
             try args.requireCount(1...1)
-            format = try args.format(0)
+            bestFormat = args.values[0].lowercased() == "best"
+            format = bestFormat ? nil : try args.format(0)
         case "background", "bg":
             if args.values.isEmpty || args.values == [""] {
                 background = nil

@@ -28,6 +28,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// 0 = the per-format default.
     public var quality = 0
     public var formatQuality: [OutputFormat: Int] = [:]
+    /// `autoquality`/`aq`: the quality search; `nil` leaves it to the service's setting.
+    public var autoquality: AutoQuality?
+    /// `format:best`: the smallest of the service's candidate formats.
+    public var bestFormat = false
     /// `nil` = from the URL's extension, else negotiated.
     public var format: OutputFormat?
     public var background: RGBColor?
@@ -103,7 +107,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         if !formatQuality.isEmpty {
             parts.append("fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
         }
-        parts.append("f:\(format?.rawValue ?? "-")")
+        if let autoquality { parts.append(autoquality.canonicalText) }
+        parts.append("f:\(bestFormat ? "best" : format?.rawValue ?? "-")")
         parts.append("bg:\(background?.description ?? "-")")
         parts.append("bl:\(blur)")
         parts.append("sh:\(sharpen)")
