@@ -13,6 +13,7 @@ import WebImage
 final class ResultCache: Sendable {
     private struct Variants {
         var any: KnownAnswer?
+        var jxl: KnownAnswer?
         var avif: KnownAnswer?
         var webp: KnownAnswer?
         var other: KnownAnswer?
@@ -21,6 +22,7 @@ final class ResultCache: Sendable {
             get {
                 switch variant {
                 case .any: any
+                case .jxl: jxl
                 case .avif: avif
                 case .webp: webp
                 case .other: other
@@ -29,6 +31,7 @@ final class ResultCache: Sendable {
             set {
                 switch variant {
                 case .any: any = newValue
+                case .jxl: jxl = newValue
                 case .avif: avif = newValue
                 case .webp: webp = newValue
                 case .other: other = newValue
