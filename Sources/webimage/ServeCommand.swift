@@ -92,6 +92,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("best-format-by-default"), help: Self.help("best-format-by-default")) var bestFormatByDefault: String?
     @Option(name: .customLong("best-format-allow-skips"), help: Self.help("best-format-allow-skips")) var bestFormatAllowSkips: String?
 
+    @Option(name: .customLong("unsharp-masking-mode"), help: Self.help("unsharp-masking-mode")) var unsharpMaskingMode: String?
+    @Option(name: .customLong("unsharp-masking-weight"), help: Self.help("unsharp-masking-weight")) var unsharpMaskingWeight: String?
+    @Option(name: .customLong("unsharp-masking-divider"), help: Self.help("unsharp-masking-divider")) var unsharpMaskingDivider: String?
+
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
         "auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
@@ -154,6 +158,8 @@ struct ServeCommand: AsyncParsableCommand {
             ("best-format-candidates", bestFormatCandidates), ("best-format-complexity-threshold", bestFormatComplexityThreshold),
             ("best-format-max-resolution", bestFormatMaxResolution), ("best-format-by-default", bestFormatByDefault),
             ("best-format-allow-skips", bestFormatAllowSkips),
+            ("unsharp-masking-mode", unsharpMaskingMode), ("unsharp-masking-weight", unsharpMaskingWeight),
+            ("unsharp-masking-divider", unsharpMaskingDivider),
             ("use-s3", useS3), ("s3-endpoint", s3Endpoint), ("s3-region", s3Region), ("s3-endpoint-use-path-style", s3PathStyle),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }

@@ -59,7 +59,7 @@ struct RequestLineTests {
             "chained", "result-dimension", "autoquality",
         ])
         #expect(FrameStep.all.map(\.name) == [
-            "resample", "blur", "sharpen", "pixelate", "adjust", "monochrome", "duotone", "colorize", "gradient", "extend",
+            "resample", "blur", "sharpen", "unsharp-masking", "pixelate", "adjust", "monochrome", "duotone", "colorize", "gradient", "extend",
             "padding", "flatten", "watermark",
         ])
     }

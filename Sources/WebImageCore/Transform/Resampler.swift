@@ -361,7 +361,7 @@ struct KernelTable {
     /// `outSize` outputs, with Pillow's conventions (pixel centres at +0.5).
     init(filter: ResizeFilter, inSize: Int, outSize: Int, start: Double, length: Double) {
         let scale = length / Double(outSize)
-        let filterScale = max(scale, 1)
+        let filterScale = filter.stretchesWhenShrinking ? max(scale, 1) : 1
         let support = filter.support * filterScale
         let inverse = 1 / filterScale
         let stride = max(1, Int((support * 2 + 2).rounded(.up)))

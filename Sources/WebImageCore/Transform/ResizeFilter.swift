@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The definitions match Pillow's (`Image.Resampling`), so results can be checked against it:
 /// `lanczos3` ↔ `LANCZOS`, `catmullRom` ↔ `BICUBIC` (Keys, a = −0.5), `bilinear` ↔ `BILINEAR`,
-/// `box` ↔ `BOX`. When shrinking, every kernel is stretched by the scale factor, so all of them
-/// average over the source area (no aliasing from skipped pixels).
+/// `box` ↔ `BOX`, `nearest` ↔ `NEAREST`. When shrinking, every kernel but `nearest` is stretched
+/// by the scale factor, so it averages over the source area (no aliasing from skipped pixels);
+/// `nearest` takes the one source pixel under each output pixel's centre.
 public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Windowed sinc with three lobes: sharpest, slight ringing. The default.
     case lanczos3
@@ -17,6 +18,11 @@ public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomString
     case bilinear
     /// Box filter: area average when shrinking, nearest neighbour when enlarging. Fastest.
     case box
+    /// Windowed sinc with two lobes: a little softer than ``lanczos3``, less ringing.
+    case lanczos2
+    /// Nearest neighbour, shrinking too: each output pixel is the source pixel under its centre
+    /// (no averaging; hard edges, aliasing on detail). For pixel art.
+    case nearest
 
     public var description: String { rawValue }
 
@@ -24,16 +30,19 @@ public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomString
     public var support: Double {
         switch self {
         case .lanczos3: 3
-        case .mitchell, .catmullRom: 2
+        case .mitchell, .catmullRom, .lanczos2: 2
         case .bilinear: 1
-        case .box: 0.5
+        case .box, .nearest: 0.5
         }
     }
+
+    /// Whether the kernel widens with the shrink factor (every filter but ``nearest``).
+    var stretchesWhenShrinking: Bool { self != .nearest }
 
     /// The kernel's value at distance `x` (in kernel units) from the centre.
     public func weight(_ x: Double) -> Double {
         switch self {
-        case .box:
+        case .box, .nearest:
             return x > -0.5 && x <= 0.5 ? 1 : 0
         case .bilinear:
             let t = abs(x)
@@ -45,6 +54,9 @@ public enum ResizeFilter: String, Sendable, Hashable, CaseIterable, CustomString
         case .lanczos3:
             guard x > -3 && x < 3 else { return 0 }
             return Self.sinc(x) * Self.sinc(x / 3)
+        case .lanczos2:
+            guard x > -2 && x < 2 else { return 0 }
+            return Self.sinc(x) * Self.sinc(x / 2)
         }
     }
 

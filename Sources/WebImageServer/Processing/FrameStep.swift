@@ -1,7 +1,7 @@
 import WebImage
 
 /// One named step applied to each frame's pixels, after the geometry is planned, in imgproxy's
-/// order (resample, blur, sharpen, pixelate, the colour steps, extend, padding, background,
+/// order (resample, blur, sharpen, unsharp masking, pixelate, the colour steps, extend, padding, background,
 /// watermark). The frame
 /// steps run one frame at a time, all of them on
 /// one frame before the next, so a request holds the result's frames and one frame's
@@ -13,7 +13,7 @@ struct FrameStep: Sendable {
     let run: @Sendable (PixelBuffer, _ plan: GeometryPlan, _ context: ProcessingContext) -> PixelBuffer
 
     /// The frame steps, in order.
-    static let all: [FrameStep] = [.resample, .blur, .sharpen, .pixelate, .adjust, .monochrome, .duotone, .colorize, .gradient, .extend, .padding, .flatten, .watermark]
+    static let all: [FrameStep] = [.resample, .blur, .sharpen, .unsharpMasking, .pixelate, .adjust, .monochrome, .duotone, .colorize, .gradient, .extend, .padding, .flatten, .watermark]
 }
 
 extension ProcessingStep {

@@ -20,7 +20,7 @@ extension ImageProcessor {
             if let page = options.page {
                 return try decodePage(page, of: data, format: format, decodeOptions: decodeOptions)
             }
-            if shrinkOnLoad, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
+            if shrinkOnLoad, options.resizingAlgorithm.allowsReducedDecode, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
                 return reduced
             }
             return DecodedSource(image: try decodeWhole(data, format: format, options: decodeOptions), reduction: nil)

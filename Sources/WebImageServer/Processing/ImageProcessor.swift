@@ -20,6 +20,8 @@ struct ImageProcessor: Sendable {
     var jxlEffort = 4
     /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
     var avifSpeed: Int?
+    /// The service's `unsharp-masking-*` settings, for what the request's `unsharp_masking` leaves out.
+    var unsharpMasking = UnsharpMasking.serviceDefault
     /// The service's `autoquality-*` settings, for requests without an `aq` option.
     var autoquality = AutoQuality.none
     /// The service's `autoquality-format-min`: the lowest quality per format.
@@ -93,6 +95,7 @@ struct ImageProcessor: Sendable {
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
         let processStart = ContinuousClock.now
         var context = ProcessingContext(source: image, options: options, limits: limits, watermark: watermark)
+        context.serviceUnsharpMasking = unsharpMasking
         context.output = outputEncoding(format, options: options, best: best)
         let encodeStart = try ProcessingPipeline.service.run(&context, timingLastStep: true)
         metrics.recordStage("process", encodeStart - processStart)
@@ -130,6 +133,7 @@ struct ImageProcessor: Sendable {
     /// resampled from the plan's region mapped onto them.
     func transform(_ source: DecodedSource, options: ProcessingOptions, watermark: LoadedWatermark? = nil) throws(ImageServiceError) -> Image {
         var context = ProcessingContext(source: source, options: options, limits: limits, watermark: watermark)
+        context.serviceUnsharpMasking = unsharpMasking
         try ProcessingPipeline.service.run(&context)
         return context.image
     }

@@ -19,8 +19,10 @@ struct ProcessingContext {
     let pendingOrientation: ImageOrientation
     /// The geometry, planned on the full size (set by ``ProcessingStep/plan``).
     var plan: GeometryPlan?
-    /// The one resampler the request's frames share.
-    let resampler = Resampler()
+    /// The one resampler the request's frames share, with the request's `resizing_algorithm`.
+    let resampler: Resampler
+    /// The service's `unsharp-masking-*` settings, under the request's `unsharp_masking`.
+    var serviceUnsharpMasking = UnsharpMasking.serviceDefault
     /// The service's watermark image, when one is configured and the request asks for it.
     let watermark: LoadedWatermark?
     /// The watermark sized and placed for the result (set by ``ProcessingStep/watermark``).
@@ -43,6 +45,7 @@ struct ProcessingContext {
         pendingOrientation = source.pendingOrientation
         self.options = options
         self.limits = limits
+        resampler = Resampler(filter: options.resizingAlgorithm.filter)
         self.watermark = options.drawsWatermark ? watermark : nil
     }
 }

@@ -53,10 +53,12 @@ public final class ImageService: Sendable {
         self.configuration = configuration
         signer = configuration.signer
         sources = SourceStore(configuration: configuration)
-        processor = ImageProcessor(
+        var processor = ImageProcessor(
             limits: configuration.limits, stripColorProfile: configuration.stripColorProfile, jxlEffort: configuration.jxlEffort,
             avifSpeed: configuration.avifSpeed, autoquality: configuration.autoquality,
             autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
+        processor.unsharpMasking = configuration.unsharpMasking
+        self.processor = processor
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)

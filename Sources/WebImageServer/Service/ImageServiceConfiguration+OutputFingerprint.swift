@@ -7,7 +7,7 @@ extension ImageServiceConfiguration {
     /// limits refuse requests but never change a result's bytes.)
     public var outputFingerprint: String {
         "strip-color-profile=\(stripColorProfile) watermark-opacity=\(watermarkOpacity)" + autoqualityFingerprint + bestFormatFingerprint
-            + encoderFingerprint
+            + encoderFingerprint + optionDefaultsFingerprint
     }
 }
 
@@ -35,5 +35,13 @@ extension ImageServiceConfiguration {
     /// defaults).
     var encoderFingerprint: String {
         (jxlEffort == 4 ? "" : " jxl-effort=\(jxlEffort)") + (avifSpeed.map { " avif-speed=\($0)" } ?? "")
+    }
+}
+
+extension ImageServiceConfiguration {
+    /// The settings under the URL options `unsharp_masking`, `jpeg_options`, `png_options` and
+    /// `webp_options`: their part of ``outputFingerprint`` (empty at their defaults).
+    var optionDefaultsFingerprint: String {
+        unsharpMasking == .serviceDefault ? "" : " " + (unsharpMasking.canonicalText ?? "")
     }
 }

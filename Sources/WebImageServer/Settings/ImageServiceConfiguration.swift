@@ -140,6 +140,10 @@ public struct ImageServiceConfiguration: Sendable {
     /// `autoquality-format-max`: the search's highest quality per format.
     public var autoqualityFormatMax: [OutputFormat: Int] = [:]
 
+    /// Unsharp masking of requests that leave it out (`unsharp-masking-*` settings; imgproxy's
+    /// `IMGPROXY_UNSHARP_MASKING_*`): mode `none` by default, weight 1, divider 24.
+    public var unsharpMasking = UnsharpMasking.serviceDefault
+
     /// `format:best` (`best-format-*` settings).
     public var bestFormat = BestFormatSettings()
 

@@ -33,6 +33,12 @@ extension ProcessingOptions {
         case "resizing_type", "rt":
             try args.requireCount(1...1)
             resizingType = try args.resizingType(args.values[0])
+        case "resizing_algorithm", "ra":
+            try args.requireCount(1...1)
+            guard let algorithm = ResizingAlgorithm(rawValue: args.values[0]) else {
+                throw args.bad("'\(args.values[0])' is not one of " + ResizingAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            resizingAlgorithm = algorithm
         case "width", "w":
             try args.requireCount(1...1)
             width = try args.dimension(0)
@@ -129,6 +135,8 @@ extension ProcessingOptions {
         case "sharpen", "sh":
             try args.requireCount(1...1)
             sharpen = try args.sigma(0)
+        case "unsharp_masking", "ush":
+            unsharpMasking = try UnsharpMasking.parse(args.values, option: name)
         case "pixelate", "pix":
             try args.requireCount(1...1)
             pixelate = try args.dimension(0)

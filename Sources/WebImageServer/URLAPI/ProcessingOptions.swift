@@ -6,6 +6,8 @@ import WebImage
 /// response, used in cache keys and ETags.
 public struct ProcessingOptions: Sendable, Hashable {
     public var resizingType: ResizingType = .fit
+    /// `resizing_algorithm` (`ra`): the kernel of every resample (default `lanczos3`).
+    public var resizingAlgorithm: ResizingAlgorithm = .lanczos3
     public var width = 0
     public var height = 0
     public var dpr = 1.0
@@ -39,6 +41,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var blur = 0.0
     /// Sharpen sigma; 0 = off.
     public var sharpen = 0.0
+    /// `unsharp_masking` (`ush`): mode, weight and divider over the service's settings.
+    public var unsharpMasking = UnsharpMasking()
     /// `pixelate`: the block side in result pixels (not scaled by `dpr`); 0 or 1 = off.
     public var pixelate = 0
     /// Clockwise degrees, a multiple of 90.
@@ -118,6 +122,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         var parts: [String] = []
         parts.append("rs:\(resizingType.rawValue):\(width):\(height):\(enlarge):\(extend):\(Self.text(extendGravity))")
         parts.append("dpr:\(dpr)")
+        if resizingAlgorithm != .lanczos3 { parts.append("ra:\(resizingAlgorithm.rawValue)") }
         if zoomX != 1 || zoomY != 1 { parts.append("z:\(zoomX):\(zoomY)") }
         if minWidth != 0 { parts.append("mw:\(minWidth)") }
         if minHeight != 0 { parts.append("mh:\(minHeight)") }
@@ -136,6 +141,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("bg:\(background?.description ?? "-")")
         parts.append("bl:\(blur)")
         parts.append("sh:\(sharpen)")
+        if let text = unsharpMasking.canonicalText { parts.append(text) }
         if pixelate > 1 { parts.append("pix:\(pixelate)") }
         parts.append("rot:\(rotate)")
         if flipHorizontal || flipVertical { parts.append("fl:\(flipHorizontal):\(flipVertical)") }

@@ -10,6 +10,7 @@ extension ProcessingStep {
             var inner = ProcessingContext(
                 source: DecodedSource(image: context.image, reduction: nil), options: next, limits: context.limits,
                 watermark: context.watermark)
+            inner.serviceUnsharpMasking = context.serviceUnsharpMasking
             try ProcessingPipeline.chainedPipeline.run(&inner)
             context.image = inner.image
         }
