@@ -96,10 +96,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("unsharp-masking-weight"), help: Self.help("unsharp-masking-weight")) var unsharpMaskingWeight: String?
     @Option(name: .customLong("unsharp-masking-divider"), help: Self.help("unsharp-masking-divider")) var unsharpMaskingDivider: String?
 
+    @Option(name: .customLong("jpeg-progressive"), help: Self.help("jpeg-progressive")) var jpegProgressive: String?
+    @Option(name: .customLong("jpeg-no-subsample"), help: Self.help("jpeg-no-subsample")) var jpegNoSubsample: String?
+    @Option(name: .customLong("jpeg-trellis-quant"), help: Self.help("jpeg-trellis-quant")) var jpegTrellisQuant: String?
+    @Option(name: .customLong("jpeg-overshoot-deringing"), help: Self.help("jpeg-overshoot-deringing")) var jpegOvershootDeringing: String?
+    @Option(name: .customLong("jpeg-optimize-scans"), help: Self.help("jpeg-optimize-scans")) var jpegOptimizeScans: String?
+    @Option(name: .customLong("jpeg-quant-table"), help: Self.help("jpeg-quant-table")) var jpegQuantTable: String?
+    @Option(name: .customLong("png-interlaced"), help: Self.help("png-interlaced")) var pngInterlaced: String?
+    @Option(name: .customLong("png-quantize"), help: Self.help("png-quantize")) var pngQuantize: String?
+    @Option(name: .customLong("png-quantization-colors"), help: Self.help("png-quantization-colors")) var pngQuantizationColors: String?
+    @Option(name: .customLong("webp-compression"), help: Self.help("webp-compression")) var webpCompression: String?
+    @Option(name: .customLong("webp-smart-subsample"), help: Self.help("webp-smart-subsample")) var webpSmartSubsample: String?
+    @Option(name: .customLong("webp-preset"), help: Self.help("webp-preset")) var webpPreset: String?
+
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
         "auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
-        "best-format-by-default", "best-format-allow-skips",
+        "best-format-by-default", "best-format-allow-skips", "jpeg-progressive", "jpeg-no-subsample", "jpeg-trellis-quant",
+        "jpeg-overshoot-deringing", "jpeg-optimize-scans", "png-interlaced", "png-quantize", "webp-smart-subsample",
     ]
 
     /// A flag's help from the settings table: what it does and its default.
@@ -160,6 +174,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("best-format-allow-skips", bestFormatAllowSkips),
             ("unsharp-masking-mode", unsharpMaskingMode), ("unsharp-masking-weight", unsharpMaskingWeight),
             ("unsharp-masking-divider", unsharpMaskingDivider),
+            ("jpeg-progressive", jpegProgressive), ("jpeg-no-subsample", jpegNoSubsample), ("jpeg-trellis-quant", jpegTrellisQuant), ("jpeg-overshoot-deringing", jpegOvershootDeringing), ("jpeg-optimize-scans", jpegOptimizeScans), ("jpeg-quant-table", jpegQuantTable), ("png-interlaced", pngInterlaced), ("png-quantize", pngQuantize), ("png-quantization-colors", pngQuantizationColors), ("webp-compression", webpCompression), ("webp-smart-subsample", webpSmartSubsample), ("webp-preset", webpPreset),
             ("use-s3", useS3), ("s3-endpoint", s3Endpoint), ("s3-region", s3Region), ("s3-endpoint-use-path-style", s3PathStyle),
         ]
         for (name, value) in single { if let value { flags[name] = [value] } }

@@ -16,12 +16,14 @@ enum JPEGCompression {
 
     /// Encodes `pixels` (alpha ignored) at `quality`; with `grey`, as a one-component
     /// greyscale JPEG of the red channel's luma (the pixels of a grey gain map, R = G = B).
-    static func compress(_ pixels: PixelBuffer, quality: Double, grey: Bool = false) throws -> Data {
+    /// `settings` choose progressive scans and 4:4:4 chroma at every quality.
+    static func compress(_ pixels: PixelBuffer, quality: Double, grey: Bool = false, settings: JPEGEncodeSettings = JPEGEncodeSettings()) throws -> Data {
         guard pixels.width <= 65_535, pixels.height <= 65_535 else {
             throw WebImageError.encodingFailed(reason: "\(pixels.width)x\(pixels.height) exceeds JPEG's 65535 limit")
         }
         let handle = try TurboJPEGHandle.compressor()
-        let subsampling = grey ? TJSAMP_GRAY : quality >= fullChromaQuality ? TJSAMP_444 : TJSAMP_420
+        let subsampling = grey ? TJSAMP_GRAY : settings.noSubsample || quality >= fullChromaQuality ? TJSAMP_444 : TJSAMP_420
+        let flags = TJFLAG_ACCURATEDCT | (settings.progressive ? TJFLAG_PROGRESSIVE : 0)
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize: UInt = 0
         defer { if let output { tjFree(output) } }
@@ -29,7 +31,7 @@ enum JPEGCompression {
             tjCompress2(
                 handle.raw, source.baseAddress, Int32(pixels.width), 0, Int32(pixels.height),
                 Int32(TJPF_RGBA.rawValue), &output, &outputSize, Int32(subsampling.rawValue),
-                libraryQuality(quality), Int32(TJFLAG_ACCURATEDCT))
+                libraryQuality(quality), Int32(flags))
         }
         guard rc == 0, let output else {
             throw WebImageError.encodingFailed(reason: "TurboJPEG: \(handle.errorMessage)")
@@ -48,11 +50,11 @@ enum JPEGCompression {
         let pixels = preparedPixels(of: image, maxPixelSize: options.maxPixelSize)
         let quality = options.clampedQuality
         guard let maxBytes = options.maxFileSize else {
-            return try compress(pixels, quality: quality)
+            return try compress(pixels, quality: quality, settings: options.jpeg)
         }
         let prepared = Image(pixels: pixels, format: image.format, hasAlpha: image.hasAlpha)
         return try FileSizeSearch.encode(prepared, maxBytes: maxBytes, startQuality: quality) { candidate, q in
-            try compress(candidate.pixels, quality: q)
+            try compress(candidate.pixels, quality: q, settings: options.jpeg)
         }
     }
 }

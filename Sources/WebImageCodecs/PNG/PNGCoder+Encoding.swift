@@ -40,14 +40,14 @@ extension PNGCoder: AnimatedImageEncoding {
         // APNG frames are written at 8 bits; a still keeps 16 bits.
         if frames.count > 1 { frames = frames.map { ImageFrame(pixels: $0.pixels.convertedToRGBA8(), duration: $0.duration) } }
         let alpha = image.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
-        var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
+        var best = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount, settings: options.png)
         guard let maxBytes = options.maxFileSize, best.count > maxBytes else { return best }
         for _ in 0..<8 {
             let current = frames[0].pixels
             let size = PixelSize(width: max(1, current.width * 3 / 4), height: max(1, current.height * 3 / 4))
             if size.width == current.width && size.height == current.height { break }
             frames = Self.resized(frames, to: size)
-            let data = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount)
+            let data = try Self.encode(frames, alpha: alpha, loopCount: image.loopCount, settings: options.png)
             if data.count < best.count { best = data }
             if data.count <= maxBytes { break }
         }
@@ -61,8 +61,13 @@ extension PNGCoder: AnimatedImageEncoding {
         }
     }
 
-    /// Every frame through ``APNGFrameWriter``, as the frame-by-frame encoder does.
-    private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int) throws -> Data {
+    /// Every frame through ``APNGFrameWriter``, as the frame-by-frame encoder does; a still with
+    /// interlacing or quantisation asked for (`settings`) through libspng's whole-image encode.
+    /// Animations are written without either.
+    private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int, settings: PNGEncodeSettings) throws -> Data {
+        if frames.count == 1, settings.interlaced || settings.quantize {
+            return Data(try SPNGEncoding.encode(frames[0].pixels, alpha: alpha, settings: settings))
+        }
         let image = Image(frames: frames, loopCount: loopCount, hasAlpha: alpha)
         return try FrameByFrameEncoder.encode(
             image, with: APNGFrameWriter(alpha: alpha, loopCount: loopCount), keepingHighBitDepth: frames.count == 1)

@@ -6,8 +6,9 @@ import WebImageCore
 enum SPNGEncoding {
     /// Encodes `pixels` as a PNG of their depth (8 bits a channel, or 16 for
     /// ``/WebImageCore/PixelFormat/rgba16``): RGBA when `alpha`, otherwise RGB (alpha dropped).
+    /// With `settings`, Adam7-interlaced, or quantised to an 8-bit palette (``/WebImageCore/PNGEncodeSettings``).
     /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
-    static func encode(_ pixels: PixelBuffer, alpha: Bool) throws -> [UInt8] {
+    static func encode(_ pixels: PixelBuffer, alpha: Bool, settings: PNGEncodeSettings = PNGEncodeSettings()) throws -> [UInt8] {
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw WebImageError.encodingFailed(reason: "PNG: could not create a libspng encoder")
         }
@@ -26,11 +27,20 @@ enum SPNGEncoding {
         let wide = pixels.format == .rgba16
         ihdr.bit_depth = wide ? 16 : 8
         ihdr.color_type = UInt8(alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+        if settings.interlaced { ihdr.interlace_method = UInt8(SPNG_INTERLACE_ADAM7.rawValue) }
+        let palette = settings.quantize ? GIFQuantizer.quantize(pixels.convertedToRGBA8(), maxColors: settings.quantizationColors) : nil
+        if palette != nil {
+            ihdr.bit_depth = 8
+            ihdr.color_type = UInt8(SPNG_COLOR_TYPE_INDEXED.rawValue)
+        }
         rc = spng_set_ihdr(ctx, &ihdr)
         guard rc == 0 else { throw failure(rc) }
         let fmt = Int32(SPNG_FMT_PNG.rawValue)
         let flags = Int32(SPNG_ENCODE_FINALIZE.rawValue)
-        if wide && !alpha {
+        if let palette {
+            try setPalette(palette, on: ctx)
+            rc = palette.indices.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+        } else if wide && !alpha {
             // Host-endian samples with SPNG_FMT_PNG: libspng writes them big-endian.
             let rgb = rgbSamples16(of: pixels)
             rc = rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
@@ -48,6 +58,30 @@ enum SPNGEncoding {
         }
         defer { free(buffer) }
         return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    /// Writes `palette`'s colours as the PLTE chunk and, when it has a transparent entry, a tRNS
+    /// chunk making that entry transparent.
+    private static func setPalette(_ palette: GIFQuantizer.Result, on ctx: OpaquePointer) throws {
+        var plte = spng_plte()
+        plte.n_entries = UInt32(palette.colorCount)
+        withUnsafeMutableBytes(of: &plte.entries) { entries in
+            for index in 0..<palette.colorCount {
+                entries[index * 4] = palette.colors[index * 3]
+                entries[index * 4 + 1] = palette.colors[index * 3 + 1]
+                entries[index * 4 + 2] = palette.colors[index * 3 + 2]
+            }
+        }
+        var rc = spng_set_plte(ctx, &plte)
+        guard rc == 0 else { throw failure(rc) }
+        guard let transparent = palette.transparentIndex else { return }
+        var trns = spng_trns()
+        trns.n_type3_entries = UInt32(transparent + 1)
+        withUnsafeMutableBytes(of: &trns.type3_alpha) { alphas in
+            for index in 0...transparent { alphas[index] = index == transparent ? 0 : 255 }
+        }
+        rc = spng_set_trns(ctx, &trns)
+        guard rc == 0 else { throw failure(rc) }
     }
 
     /// The RGB8 bytes of `pixels` (alpha dropped).

@@ -8,34 +8,56 @@ enum WebPEncoding {
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
         let source = options.preparedImage(image)
         let lossless = options.lossless
-        if let maxBytes = options.maxFileSize, !lossless {
+        if let maxBytes = options.maxFileSize, !lossless, options.webp.compression == .lossy {
             return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) {
-                try encode($0, quality: $1, lossless: false)
+                try encode($0, quality: $1, lossless: false, settings: options.webp)
             }
         }
-        return try encode(source, quality: options.clampedQuality, lossless: lossless)
+        return try encode(source, quality: options.clampedQuality, lossless: lossless, settings: options.webp)
     }
 
     /// One encode at a fixed quality (0…1), through ``WebPFrameWriter``.
-    static func encode(_ image: Image, quality: Double, lossless: Bool) throws -> Data {
+    static func encode(_ image: Image, quality: Double, lossless: Bool, settings: WebPEncodeSettings = WebPEncodeSettings()) throws -> Data {
         let writer = try WebPFrameWriter(
             size: image.pixelSize, loopCount: image.loopCount, hasAlpha: image.hasAlpha,
-            config: makeConfig(quality: quality, lossless: lossless))
+            config: makeConfig(quality: quality, lossless: lossless, settings: settings))
         return try FrameByFrameEncoder.encode(image, with: writer)
     }
 
-    static func makeConfig(quality: Double, lossless: Bool) throws -> WebPConfig {
+    /// libwebp's preset for `preset`.
+    static func libraryPreset(_ preset: WebPEncodeSettings.Preset) -> WebPPreset {
+        switch preset {
+        case .default: WEBP_PRESET_DEFAULT
+        case .photo: WEBP_PRESET_PHOTO
+        case .picture: WEBP_PRESET_PICTURE
+        case .drawing: WEBP_PRESET_DRAWING
+        case .icon: WEBP_PRESET_ICON
+        case .text: WEBP_PRESET_TEXT
+        }
+    }
+
+    /// The encoder's configuration: `settings`' preset at `quality`, then its method (lossless
+    /// when `lossless` or asked for; near-lossless with the quality as its level) and sharp YUV.
+    static func makeConfig(quality: Double, lossless: Bool, settings: WebPEncodeSettings = WebPEncodeSettings()) throws -> WebPConfig {
         var config = WebPConfig()
-        guard WebPConfigInit(&config) != 0 else {
+        let percent = Float(min(1, max(0, quality)) * 100)
+        // At 75, libwebp's own default: lossless keeps it as its effort.
+        guard WebPConfigInitInternal(&config, libraryPreset(settings.preset), 75, WEBP_ENCODER_ABI_VERSION) != 0 else {
             throw WebImageError.encodingFailed(reason: "libwebp encoder ABI mismatch")
         }
-        if lossless {
+        if settings.smartSubsample { config.use_sharp_yuv = 1 }
+        if settings.compression == .nearLossless, !lossless {
+            // libvips' mapping: the quality is the near-lossless level (100 = off).
+            config.lossless = 1
+            config.near_lossless = Int32(percent.rounded())
+            config.exact = 1
+        } else if lossless || settings.compression == .lossless {
             // Quality means effort for lossless; libwebp's default (75) is its balanced preset.
             config.lossless = 1
             // Keep the colour of fully transparent pixels, so the round trip is exact.
             config.exact = 1
         } else {
-            config.quality = Float(min(1, max(0, quality)) * 100)
+            config.quality = percent
         }
         guard WebPValidateConfig(&config) != 0 else {
             throw WebImageError.encodingFailed(reason: "invalid WebP configuration")

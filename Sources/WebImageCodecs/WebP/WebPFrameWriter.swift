@@ -108,7 +108,7 @@ extension WebPCoder: AnimatedImageEncoding {
         let output = FrameByFrameEncoder.outputSize(for: frameSize, options: options)
         let writer = try WebPFrameWriter(
             size: output, loopCount: loopCount, hasAlpha: hasAlpha,
-            config: WebPEncoding.makeConfig(quality: options.clampedQuality, lossless: options.lossless))
+            config: WebPEncoding.makeConfig(quality: options.clampedQuality, lossless: options.lossless, settings: options.webp))
         return FrameByFrameEncoder(
             writer: writer, frameSize: frameSize, outputSize: output, keepsAnimation: options.keepAnimation)
     }

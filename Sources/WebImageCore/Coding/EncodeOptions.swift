@@ -18,6 +18,12 @@ public struct EncodeOptions: Sendable, Hashable {
     public var keepsGainMap: Bool = true
     /// AVIF's speed and chroma subsampling (by default chosen by image size).
     public var avif = AVIFEncodeSettings()
+    /// JPEG's progressive scans and chroma subsampling.
+    public var jpeg = JPEGEncodeSettings()
+    /// PNG's interlacing and palette quantisation (still images).
+    public var png = PNGEncodeSettings()
+    /// WebP's compression method, smart subsampling and preset.
+    public var webp = WebPEncodeSettings()
     /// JPEG XL's effort, 1 (fastest) … 9 (smallest); `nil` is libjxl's default, 7.
     public var jxlEffort: Int?
     /// The bits a channel an RGBA16 image (``PixelFormat/rgba16``) is written with in formats

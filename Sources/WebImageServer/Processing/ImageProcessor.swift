@@ -22,6 +22,11 @@ struct ImageProcessor: Sendable {
     var avifSpeed: Int?
     /// The service's `unsharp-masking-*` settings, for what the request's `unsharp_masking` leaves out.
     var unsharpMasking = UnsharpMasking.serviceDefault
+    /// The service's `jpeg-*`, `png-*` and `webp-*` settings, for what the request's
+    /// `jpeg_options`, `png_options` and `webp_options` leave out.
+    var jpegOptions = JPEGOptions()
+    var pngOptions = PNGOptions()
+    var webpOptions = WebPOptions()
     /// The service's `autoquality-*` settings, for requests without an `aq` option.
     var autoquality = AutoQuality.none
     /// The service's `autoquality-format-min`: the lowest quality per format.
@@ -153,6 +158,9 @@ struct ImageProcessor: Sendable {
             maxBytes: options.maxBytes, autoquality: options.autoquality ?? autoquality, coders: coders)
         output.avifSpeed = avifSpeed
         output.jxlEffort = jxlEffort
+        output.jpeg = options.jpegOptions.over(jpegOptions).encodeSettings
+        output.png = options.pngOptions.over(pngOptions).encodeSettings
+        output.webp = options.webpOptions.over(webpOptions).encodeSettings
         if options.autoquality == nil {
             output.formatMin = autoqualityFormatMin
             output.formatMax = autoqualityFormatMax

@@ -24,6 +24,11 @@ struct OutputEncoding: Sendable {
     let coders: CodersManager
     /// The `avif-speed` setting (`nil`: chosen by result size, ``/WebImage/AVIFEncodeSettings``).
     var avifSpeed: Int?
+    /// The JPEG, PNG and WebP encoder settings: the request's `jpeg_options`, `png_options` and
+    /// `webp_options` over the service's.
+    var jpeg = JPEGEncodeSettings()
+    var png = PNGEncodeSettings()
+    var webp = WebPEncodeSettings()
     /// The `jxl-effort` setting.
     var jxlEffort = 4
 
@@ -50,6 +55,9 @@ struct OutputEncoding: Sendable {
             quality: Double(quality) / 100, maxFileSize: maxBytes > 0 ? maxBytes : nil, keepAnimation: format.isAnimatable)
         options.avif = AVIFEncodeSettings(speed: avifSpeed)
         options.jxlEffort = jxlEffort
+        options.jpeg = jpeg
+        options.png = png
+        options.webp = webp
         do {
             return try coders.encode(image, format: format.imageFormat, options: options)
         } catch WebImageError.cancelled {

@@ -58,6 +58,9 @@ public final class ImageService: Sendable {
             avifSpeed: configuration.avifSpeed, autoquality: configuration.autoquality,
             autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
         processor.unsharpMasking = configuration.unsharpMasking
+        processor.jpegOptions = configuration.jpegOptions
+        processor.pngOptions = configuration.pngOptions
+        processor.webpOptions = configuration.webpOptions
         self.processor = processor
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)

@@ -42,6 +42,7 @@ extension ImageServiceConfiguration {
     /// The settings under the URL options `unsharp_masking`, `jpeg_options`, `png_options` and
     /// `webp_options`: their part of ``outputFingerprint`` (empty at their defaults).
     var optionDefaultsFingerprint: String {
-        unsharpMasking == .serviceDefault ? "" : " " + (unsharpMasking.canonicalText ?? "")
+        (unsharpMasking == .serviceDefault ? "" : " " + (unsharpMasking.canonicalText ?? ""))
+            + [jpegOptions.canonicalText, pngOptions.canonicalText, webpOptions.canonicalText].compactMap { $0.map { " " + $0 } }.joined()
     }
 }

@@ -144,6 +144,16 @@ public struct ImageServiceConfiguration: Sendable {
     /// `IMGPROXY_UNSHARP_MASKING_*`): mode `none` by default, weight 1, divider 24.
     public var unsharpMasking = UnsharpMasking.serviceDefault
 
+    /// JPEG encoding of requests whose `jpeg_options` leave a field out (`jpeg-*` settings;
+    /// imgproxy's `IMGPROXY_JPEG_*`); `nil` fields are the encoder's defaults (all off).
+    public var jpegOptions = JPEGOptions()
+    /// PNG encoding (`png-*` settings; imgproxy's `IMGPROXY_PNG_*`): not interlaced, not
+    /// quantised, 256 colours when quantised.
+    public var pngOptions = PNGOptions()
+    /// WebP encoding (`webp-*` settings; imgproxy's `IMGPROXY_WEBP_*`): lossy, no smart
+    /// subsampling, the default preset.
+    public var webpOptions = WebPOptions()
+
     /// `format:best` (`best-format-*` settings).
     public var bestFormat = BestFormatSettings()
 

@@ -80,7 +80,7 @@ public enum ImageServiceSettings {
         Setting(name: "watermark-data", meaning: "base64 of the watermark image file", defaultValue: "none", repeatable: false),
         Setting(name: "watermark-opacity", meaning: "base opacity of the watermark, 0-1, multiplied by the wm option's", defaultValue: "1", repeatable: false),
         Setting(name: "watermark-url-ttl", meaning: "seconds a watermark fetched from watermark-url is used before it is fetched again", defaultValue: "3600", repeatable: false),
-    ] + autoqualitySettings + bestFormatSettings + unsharpMaskingSettings
+    ] + autoqualitySettings + bestFormatSettings + unsharpMaskingSettings + encoderOptionSettings
 
     /// What a bad setting is.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -174,6 +174,7 @@ public enum ImageServiceSettings {
         try applyAutoquality(values, to: &configuration)
         try applyBestFormat(values, to: &configuration)
         try applyUnsharpMasking(values, to: &configuration)
+        try applyEncoderOptions(values, to: &configuration)
         if let value = one("cache-dir") { configuration.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true) }
         if let value = try int("cache-max-size", 0...Int.max) { configuration.cacheMaxSize = value }
         if let text = one("cache-max-age") {

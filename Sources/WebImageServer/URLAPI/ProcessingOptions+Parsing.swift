@@ -110,6 +110,12 @@ extension ProcessingOptions {
             quality = try args.quality(0)
         case "autoquality", "aq":
             do { autoquality = try AutoQuality.parse(args.values) } catch { throw args.bad(error.reason) }
+        case "jpeg_options", "jpgo":
+            jpegOptions = try JPEGOptions.parse(args.values, option: name)
+        case "png_options", "pngo":
+            pngOptions = try PNGOptions.parse(args.values, option: name)
+        case "webp_options", "webpo":
+            webpOptions = try WebPOptions.parse(args.values, option: name)
         case "format_quality", "fq":
             guard !args.values.isEmpty, args.values.count % 2 == 0 else { throw args.bad("expected format:quality pairs") }
             for index in stride(from: 0, to: args.values.count, by: 2) {

@@ -32,6 +32,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var formatQuality: [OutputFormat: Int] = [:]
     /// `autoquality`/`aq`: the quality search; `nil` leaves it to the service's setting.
     public var autoquality: AutoQuality?
+    /// `jpeg_options` (`jpgo`): over the service's `jpeg-*` settings, field by field.
+    public var jpegOptions = JPEGOptions()
+    /// `png_options` (`pngo`): over the service's `png-*` settings.
+    public var pngOptions = PNGOptions()
+    /// `webp_options` (`webpo`): over the service's `webp-*` settings.
+    public var webpOptions = WebPOptions()
     /// `format:best`: the smallest of the service's candidate formats.
     public var bestFormat = false
     /// `nil` = from the URL's extension, else negotiated.
@@ -137,6 +143,9 @@ public struct ProcessingOptions: Sendable, Hashable {
             parts.append("fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
         }
         if let autoquality { parts.append(autoquality.canonicalText) }
+        for text in [jpegOptions.canonicalText, pngOptions.canonicalText, webpOptions.canonicalText] {
+            if let text { parts.append(text) }
+        }
         parts.append("f:\(bestFormat ? "best" : format?.rawValue ?? "-")")
         parts.append("bg:\(background?.description ?? "-")")
         parts.append("bl:\(blur)")
