@@ -20,6 +20,8 @@ struct ImageProcessor: Sendable {
     var jxlEffort = 4
     /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
     var avifSpeed: Int?
+    /// The service's `avif-subsample` setting, for requests whose `avif_options` leave it out.
+    var avifOptions = AVIFOptions()
     /// The service's `autoquality-*` settings, for requests without an `aq` option.
     var autoquality = AutoQuality.none
     /// The service's `autoquality-format-min`: the lowest quality per format.
@@ -147,6 +149,7 @@ struct ImageProcessor: Sendable {
         var output = OutputEncoding(
             format: best?.candidates.first ?? format, requestQuality: options.quality, formatQuality: options.formatQuality,
             maxBytes: options.maxBytes, autoquality: options.autoquality ?? autoquality, coders: coders)
+        output.avifSubsampling = options.avifOptions.over(avifOptions).subsample
         output.avifSpeed = avifSpeed
         output.jxlEffort = jxlEffort
         if options.autoquality == nil {

@@ -24,6 +24,9 @@ struct OutputEncoding: Sendable {
     let coders: CodersManager
     /// The `avif-speed` setting (`nil`: chosen by result size, ``/WebImage/AVIFEncodeSettings``).
     var avifSpeed: Int?
+    /// AVIF chroma subsampling: the request's `avif_options` over the `avif-subsample` setting
+    /// (`nil`: neither sets it, `auto`).
+    var avifSubsampling: AVIFEncodeSettings.ChromaSubsampling?
     /// The `jxl-effort` setting.
     var jxlEffort = 4
 
@@ -48,7 +51,7 @@ struct OutputEncoding: Sendable {
     func encode(_ image: Image, as format: OutputFormat, quality: Int) throws(ImageServiceError) -> Data {
         var options = EncodeOptions(
             quality: Double(quality) / 100, maxFileSize: maxBytes > 0 ? maxBytes : nil, keepAnimation: format.isAnimatable)
-        options.avif = AVIFEncodeSettings(speed: avifSpeed)
+        options.avif = AVIFEncodeSettings(speed: avifSpeed, subsampling: avifSubsampling ?? .auto)
         options.jxlEffort = jxlEffort
         do {
             return try coders.encode(image, format: format.imageFormat, options: options)
