@@ -27,6 +27,8 @@ struct ImageProcessor: Sendable {
     var jpegOptions = JPEGOptions()
     var pngOptions = PNGOptions()
     var webpOptions = WebPOptions()
+    /// The service's `avif-subsample` setting, for requests whose `avif_options` leave it out.
+    var avifOptions = AVIFOptions()
     /// The service's `autoquality-*` settings, for requests without an `aq` option.
     var autoquality = AutoQuality.none
     /// The service's `autoquality-format-min`: the lowest quality per format.
@@ -156,6 +158,7 @@ struct ImageProcessor: Sendable {
         var output = OutputEncoding(
             format: best?.candidates.first ?? format, requestQuality: options.quality, formatQuality: options.formatQuality,
             maxBytes: options.maxBytes, autoquality: options.autoquality ?? autoquality, coders: coders)
+        output.avifSubsampling = options.avifOptions.over(avifOptions).subsample
         output.avifSpeed = avifSpeed
         output.jxlEffort = jxlEffort
         output.jpeg = options.jpegOptions.over(jpegOptions).encodeSettings

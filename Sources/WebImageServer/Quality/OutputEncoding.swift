@@ -29,6 +29,9 @@ struct OutputEncoding: Sendable {
     var jpeg = JPEGEncodeSettings()
     var png = PNGEncodeSettings()
     var webp = WebPEncodeSettings()
+    /// AVIF chroma subsampling: the request's `avif_options` over the `avif-subsample` setting
+    /// (`nil`: neither sets it, `auto`).
+    var avifSubsampling: AVIFEncodeSettings.ChromaSubsampling?
     /// The `jxl-effort` setting.
     var jxlEffort = 4
 
@@ -53,7 +56,7 @@ struct OutputEncoding: Sendable {
     func encode(_ image: Image, as format: OutputFormat, quality: Int) throws(ImageServiceError) -> Data {
         var options = EncodeOptions(
             quality: Double(quality) / 100, maxFileSize: maxBytes > 0 ? maxBytes : nil, keepAnimation: format.isAnimatable)
-        options.avif = AVIFEncodeSettings(speed: avifSpeed)
+        options.avif = AVIFEncodeSettings(speed: avifSpeed, subsampling: avifSubsampling ?? .auto)
         options.jxlEffort = jxlEffort
         options.jpeg = jpeg
         options.png = png

@@ -55,7 +55,7 @@ public final class ImageService: Sendable {
         sources = SourceStore(configuration: configuration)
         var processor = ImageProcessor(
             limits: configuration.limits, stripColorProfile: configuration.stripColorProfile, jxlEffort: configuration.jxlEffort,
-            avifSpeed: configuration.avifSpeed, autoquality: configuration.autoquality,
+            avifSpeed: configuration.avifSpeed, avifOptions: configuration.avifOptions, autoquality: configuration.autoquality,
             autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
         processor.unsharpMasking = configuration.unsharpMasking
         processor.jpegOptions = configuration.jpegOptions

@@ -31,10 +31,11 @@ extension ImageServiceConfiguration {
 }
 
 extension ImageServiceConfiguration {
-    /// The `jxl-effort` and `avif-speed` settings' part of ``outputFingerprint`` (empty at their
-    /// defaults).
+    /// The `jxl-effort`, `avif-speed` and `avif-subsample` settings' part of
+    /// ``outputFingerprint`` (empty at their defaults).
     var encoderFingerprint: String {
         (jxlEffort == 4 ? "" : " jxl-effort=\(jxlEffort)") + (avifSpeed.map { " avif-speed=\($0)" } ?? "")
+            + (avifOptions.canonicalText.map { " " + $0 } ?? "")
     }
 }
 

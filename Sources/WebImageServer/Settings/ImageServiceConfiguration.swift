@@ -34,6 +34,9 @@ public struct ImageServiceConfiguration: Sendable {
     /// results up to 1.2 MP (quality lifted one quantizer step) and 8 above
     /// (``/WebImage/AVIFEncodeSettings``).
     public var avifSpeed: Int?
+    /// AVIF chroma subsampling of requests whose `avif_options` leave it out (imgproxy's
+    /// `IMGPROXY_AVIF_SUBSAMPLE`): `auto` by default, 4:2:0 below quality 90 and 4:4:4 from it.
+    public var avifOptions = AVIFOptions()
     /// The source cache directory; `nil` = no source cache.
     public var cacheDirectory: URL?
     /// Bytes the source cache may hold; past it, the oldest entries are removed until it holds

@@ -39,6 +39,7 @@ public enum ImageServiceSettings {
         Setting(name: "auto-jxl", meaning: "answer JPEG XL to clients that accept it (before AVIF)", defaultValue: "false", repeatable: false),
         Setting(name: "jxl-effort", meaning: "JPEG XL encoding effort, 1 (fastest) to 9", defaultValue: "4", repeatable: false),
         Setting(name: "avif-speed", meaning: "AVIF encoder speed, 0 (slowest) to 9; auto = 9 up to 1.2 MP results, 8 above", defaultValue: "auto", repeatable: false),
+        Setting(name: "avif-subsample", meaning: "AVIF chroma subsampling: auto (4:2:0 below quality 90, 4:4:4 from it), on (always 4:2:0) or off (always 4:4:4); the URL's avifo overrides", defaultValue: "auto", repeatable: false),
         Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
         Setting(name: "cache-max-size", meaning: "bytes the source cache may hold; past it the oldest half is removed (0 = unbounded)", defaultValue: "1073741824", repeatable: false),
@@ -170,6 +171,9 @@ public enum ImageServiceSettings {
         if let value = try bool("auto-jxl") { configuration.autoJXL = value }
         if let value = try int("jxl-effort", 1...9) { configuration.jxlEffort = value }
         if one("avif-speed") != "auto", let value = try int("avif-speed", 0...9) { configuration.avifSpeed = value }
+        if let text = one("avif-subsample") {
+            do { configuration.avifOptions = try AVIFOptions.parse([text], option: "avif-subsample") } catch { throw Problem(description: "\(error)") }
+        }
         if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
         try applyAutoquality(values, to: &configuration)
         try applyBestFormat(values, to: &configuration)

@@ -78,6 +78,7 @@ extension ProcessingOptions {
         take(\.stripColorProfile)
         take(\.keepCopyright)
         take(\.enforceThumbnail)
+        take(\.avifOptions)
         take(\.disableAnimation)
         take(\.fallbackImageURL)
         take(\.autoquality)

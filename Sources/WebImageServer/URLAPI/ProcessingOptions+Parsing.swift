@@ -181,6 +181,8 @@ extension ProcessingOptions {
         case "disable_animation", "da":
             try args.requireCount(1...1)
             disableAnimation = try args.bool(0)
+        case "avif_options", "avifo":
+            avifOptions = try AVIFOptions.parse(args.values, option: name)
         case "background_alpha", "bga":
             try args.requireCount(1...1)
             backgroundAlpha = try args.number(0, in: 0...1, "alpha")

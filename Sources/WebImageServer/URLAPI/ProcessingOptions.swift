@@ -95,6 +95,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `disable_animation` (`da`): treat every source as a still image, its first frame (or
     /// the `page` asked for).
     public var disableAnimation = false
+    /// `avif_options` (`avifo`): AVIF chroma subsampling, over the service's `avif-subsample`.
+    public var avifOptions = AVIFOptions()
     /// `background_alpha` (`bga`): the opacity of `background`, 0…1; below 1 the result keeps
     /// an alpha channel.
     public var backgroundAlpha = 1.0
@@ -165,6 +167,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let limits = limits.canonicalText { parts.append(limits) }
         if let colors = colorFilters.canonicalText { parts.append(colors) }
         if disableAnimation { parts.append("da:1") }
+        if let avif = avifOptions.canonicalText { parts.append(avif) }
         if cropAspectRatio > 0 { parts.append("car:\(cropAspectRatio):\(cropAspectRatioEnlarge)") }
         if let fallbackImageURL { parts.append("fiu:" + Base64URL.encode(Array(fallbackImageURL.utf8))) }
         if backgroundAlpha != 1 { parts.append("bga:\(backgroundAlpha)") }
