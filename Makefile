@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
-  bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
+  bench-resize bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
@@ -207,21 +207,6 @@ SSIMULACRA2_ITERATIONS ?= 51
 bench-ssimulacra2: setup
 	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)
 	.build/release/webimage-bench ssimulacra2 $(SSIMULACRA2_ITERATIONS)
-
-## bench-avif: the AV1 encoders libavif links (aom, rav1e, SVT-AV1) at equal SSIMULACRA2 against
-## imgproxy's default AVIF (aom speed 8, 4:2:0, q63): speed, subsampling, CPU per encode and size
-## on 2 MP JPEG sources (generated + the corpus's photos) at 256/512/1024 px (Benchmarks/c/avif_sweep.c,
-## Benchmarks/python/avif_sweep.py; docs/PERFORMANCE.md "AVIF encoder"). AVIF_SIDES, AVIF_ITERATIONS
-AVIF_SIDES ?= 256,512,1024
-AVIF_ITERATIONS ?= 5
-bench-avif: bench-setup
-	$(SWIFT) build -c release --product webimage $(SWIFT_BUILD_FLAGS)
-	mkdir -p .build-bench/bin .build-bench/avif .build-bench/src
-	gcc -O2 -Wall -o .build-bench/bin/avif_sweep Benchmarks/c/avif_sweep.c -lturbojpeg -lavif
-	[ -f .build-bench/src/photo.jpg ] || python3 Benchmarks/python/service_sources.py .build-bench/src
-	AVIF_SWEEP=.build-bench/bin/avif_sweep WEBIMAGE="$$($(SWIFT) build -c release --show-bin-path $(SWIFT_BUILD_FLAGS))/webimage" \
-	  SOURCES_DIR=.build-bench/src OUT_DIR=.build-bench/avif SIDES=$(AVIF_SIDES) ITERATIONS=$(AVIF_ITERATIONS) \
-	  python3 Benchmarks/python/avif_sweep.py
 
 ## bench-thumbnail-fidelity: `webimage convert --thumbnail 400` against `vipsthumbnail`, time and
 ## PSNR against Pillow's full-resolution Lanczos (Benchmarks/run-thumbnail-fidelity.sh)

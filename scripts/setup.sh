@@ -15,10 +15,8 @@ BUILD_PACKAGES=(libturbojpeg0-dev libjpeg62-turbo-dev libspng-dev libwebp-dev li
 # SPEC V-10) — Debian's `nginx` package, which bookworm's transitional `nginx-light` also installs;
 # `python3-venv` makes `.build-s3-venv` (scripts/s3-venv.sh: botocore and moto's S3 server for the
 # S3 tests), which the Makefile's setup target fills after this script; `iproute2` (`ip netns`,
-# veth links) builds the hosts of `make cluster-hosts` and its short run in ClusterHostsTests;
-# `avifdec` (libavif-bin) and `djxl` (libjxl-tools) check animated AVIF output and the JPEG
-# reconstruction of JPEG XL output with the libraries' own tools.
-TEST_PACKAGES=(libjpeg-turbo-progs bsdutils stress-ng librsvg2-bin time nginx curl procps python3 python3-venv iproute2 libavif-bin libjxl-tools)
+# veth links) builds the hosts of `make cluster-hosts` and its short run in ClusterHostsTests.
+TEST_PACKAGES=(libjpeg-turbo-progs bsdutils stress-ng librsvg2-bin time nginx curl procps python3 python3-venv iproute2)
 # CEPH=1 (make test, make setup-ceph, make cluster-hosts S3_BACKEND=ceph): Ceph's RADOS Gateway,
 # the real S3 that scripts/ceph-rgw.sh starts for the S3 suites and the cluster (64 packages,
 # about 270 MB installed, about 25-30 s here).

@@ -6,10 +6,9 @@
  *   webp  libwebp WebPConfigInit (method 4, libwebp's default) with quality Q; WebPPicture with
  *         use_argb = 1, WebPPictureImportRGBX (opaque input), WebPMemoryWriter, WebPEncode
  *         (WebPEncoding.makeConfig / encodeStill)
- *   avif  libavif: min/max quantizer (colour and alpha) = (1 - Q/100) * 63 + 0.5 truncated, less
- *         3 up to 0.1 MP and 2 up to 1.2 MP with speed 9 (speed 8, no lift above), maxThreads 1, 8-bit YUV 4:2:0 full range, avifImageRGBToYUV from RGBA with
- *         ignoreAlpha, avifEncoderWrite (AVIFEncoding.makeEncoder / yuvImage, AVIFFrameWriter,
- *         AVIFEncodeSettings' size-chosen speed)
+ *   avif  libavif: min/max quantizer (colour and alpha) = (1 - Q/100) * 63 + 0.5 truncated,
+ *         speed 8, maxThreads 1, 8-bit YUV 4:2:0 full range, avifImageRGBToYUV from RGBA with
+ *         ignoreAlpha, avifEncoderWrite (AVIFEncoding.makeEncoder / yuvImage, AVIFFrameWriter)
  * The thumbnail is made once, untimed: the JPEG FILE decoded at 1/DENOM with TurboJPEG, then a
  * plain box average down to W x H. Only the encodes are timed (after one warm-up encode each).
  *
@@ -96,13 +95,10 @@ static size_t encode_webp(const unsigned char *rgba, int w, int h, int q) {
 static size_t encode_avif(const unsigned char *rgba, int w, int h, int q) {
     avifEncoder *encoder = avifEncoderCreate();
     if (!encoder) return 0;
-    long pixels = (long)w * h;
-    int small = pixels <= 1200000, lift = !small ? 0 : pixels <= 100000 ? 3 : 2;
-    int quantizer = (int)((1 - q / 100.0) * 63 + 0.5) - lift;
-    if (quantizer < 0) quantizer = 0;
+    int quantizer = (int)((1 - q / 100.0) * 63 + 0.5);
     encoder->minQuantizer = encoder->maxQuantizer = quantizer;
     encoder->minQuantizerAlpha = encoder->maxQuantizerAlpha = quantizer;
-    encoder->speed = small ? 9 : 8;
+    encoder->speed = 8;
     encoder->maxThreads = 1;
     encoder->timescale = 1000;
     avifImage *image = avifImageCreate((uint32_t)w, (uint32_t)h, 8, AVIF_PIXEL_FORMAT_YUV420);

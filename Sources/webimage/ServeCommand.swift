@@ -34,9 +34,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: Self.help("ttl")) var ttl: String?
     @Option(name: .customLong("auto-webp"), help: Self.help("auto-webp")) var autoWebP: String?
     @Option(name: .customLong("auto-avif"), help: Self.help("auto-avif")) var autoAVIF: String?
-    @Option(name: .customLong("auto-jxl"), help: Self.help("auto-jxl")) var autoJXL: String?
-    @Option(name: .customLong("jxl-effort"), help: Self.help("jxl-effort")) var jxlEffort: String?
-    @Option(name: .customLong("avif-speed"), help: Self.help("avif-speed")) var avifSpeed: String?
     @Option(name: .customLong("strip-color-profile"), help: Self.help("strip-color-profile")) var stripColorProfile: String?
     @Option(name: .customLong("cache-dir"), help: Self.help("cache-dir")) var cacheDir: String?
     @Option(name: .customLong("cache-max-size"), help: Self.help("cache-max-size")) var cacheMaxSize: String?
@@ -140,7 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames),
             ("max-animation-frame-resolution", maxAnimationFrameResolution), ("max-result-dimension", maxResultDimension),
             ("max-chained-pipelines", maxChainedPipelines), ("ttl", ttl),
-            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("auto-jxl", autoJXL), ("jxl-effort", jxlEffort), ("avif-speed", avifSpeed), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
+            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),
             ("max-result-resolution", maxResultResolution), ("max-processing-memory", maxProcessingMemory), ("max-svg-time", maxSVGTime), ("max-source-memory", maxSourceMemory), ("sanitize-svg", sanitizeSVG),

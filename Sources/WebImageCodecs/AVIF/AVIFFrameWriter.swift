@@ -9,7 +9,7 @@ import WebImageCore
 /// One layout for the whole file: an alpha plane unless the writer was made `opaque`. Frame
 /// durations are clamped to 1 ms … about 49 days.
 final class AVIFFrameWriter: AnimationFrameWriter {
-    private let tuning: AVIFEncoding.Tuning
+    private let quality: Double
     private let lossless: Bool
     private let opaque: Bool
     /// The ICC profile every frame carries, when the image keeps one.
@@ -18,12 +18,8 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     var highBitDepth: AVIFHighBitDepth?
     private var sequence: UnsafeMutablePointer<avifEncoder>?
 
-    /// A writer for frames of `pixelCount` pixels (which, with `settings`, chooses the speed).
-    init(
-        quality: Double, lossless: Bool, opaque: Bool, settings: AVIFEncodeSettings = AVIFEncodeSettings(), pixelCount: Int,
-        iccProfile: Data? = nil
-    ) {
-        tuning = AVIFEncoding.Tuning(quality: quality, lossless: lossless, settings: settings, pixelCount: pixelCount)
+    init(quality: Double, lossless: Bool, opaque: Bool, iccProfile: Data? = nil) {
+        self.quality = quality
         self.lossless = lossless
         self.opaque = opaque
         self.iccProfile = iccProfile
@@ -34,11 +30,10 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     }
 
     func encodeStill(_ pixels: PixelBuffer) throws -> Data {
-        let encoder = try AVIFEncoding.makeEncoder(tuning)
+        let encoder = try AVIFEncoding.makeEncoder(quality: quality, lossless: lossless)
         defer { avifEncoderDestroy(encoder) }
         let frame = try AVIFEncoding.yuvImage(
-            pixels, lossless: lossless, subsampled: tuning.subsampled, opaque: opaque, iccProfile: iccProfile,
-            highBitDepth: highBitDepth)
+            pixels, lossless: lossless, opaque: opaque, iccProfile: iccProfile, highBitDepth: highBitDepth)
         defer { avifImageDestroy(frame) }
         var output = avifRWData()
         defer { avifRWDataFree(&output) }
@@ -47,10 +42,9 @@ final class AVIFFrameWriter: AnimationFrameWriter {
     }
 
     func addAnimationFrame(_ pixels: PixelBuffer, duration: Double) throws {
-        if sequence == nil { sequence = try AVIFEncoding.makeEncoder(tuning) }
+        if sequence == nil { sequence = try AVIFEncoding.makeEncoder(quality: quality, lossless: lossless) }
         guard let sequence else { return }
-        let yuv = try AVIFEncoding.yuvImage(
-            pixels, lossless: lossless, subsampled: tuning.subsampled, opaque: opaque, iccProfile: iccProfile)
+        let yuv = try AVIFEncoding.yuvImage(pixels, lossless: lossless, opaque: opaque, iccProfile: iccProfile)
         defer { avifImageDestroy(yuv) }
         // Caller-built frames may carry any Double: clamp to 1 ms … ~49 days.
         let requested = duration.isFinite ? (duration * 1000).rounded() : 100
@@ -87,9 +81,7 @@ extension AVIFCoder: AnimatedImageEncoding {
     ) throws -> any AnimatedImageEncoder {
         guard format == .avif else { throw WebImageError.unsupportedFormat(format, reason: "AVIFCoder encodes AVIF only") }
         let output = FrameByFrameEncoder.outputSize(for: frameSize, options: options)
-        let writer = AVIFFrameWriter(
-            quality: options.clampedQuality, lossless: options.lossless, opaque: !hasAlpha, settings: options.avif,
-            pixelCount: output.width * output.height)
+        let writer = AVIFFrameWriter(quality: options.clampedQuality, lossless: options.lossless, opaque: !hasAlpha)
         return FrameByFrameEncoder(
             writer: writer, frameSize: frameSize, outputSize: output, keepsAnimation: options.keepAnimation)
     }

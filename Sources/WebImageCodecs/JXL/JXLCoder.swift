@@ -15,10 +15,7 @@ import WebImageCore
 /// - An animation decodes to one composited frame per displayed frame with its duration
 ///   (browsers' short-delay rule applied) and its loop count; ``JXLAnimatedImageSource`` decodes
 ///   frames on request instead.
-/// - Encoding (``JXLEncoding``): quality 0…1 onto libjxl's distance, lossless, alpha, effort
-///   (``/WebImageCore/EncodeOptions/jxlEffort``), animations with every frame's duration, and
-///   ``recompressJPEG(_:effort:)``: a JPEG file recompressed losslessly, the original bytes
-///   recoverable.
+/// - JPEG XL is not encoded.
 ///
 /// The coder holds no state; every call creates its own libjxl decoder, single-threaded.
 public struct JXLCoder: AnimatedImageDecoding {
@@ -77,33 +74,6 @@ public struct JXLCoder: AnimatedImageDecoding {
             format: .jxl, loopCount: session.loopCount, hasAlpha: session.hasAlpha)
         if wide { return image.replacing(colorProfile: profile) }
         return ColorConversion.finish(image, profile: hdr == nil ? profile : nil, options: options)
-    }
-
-    /// Whether `format` is JPEG XL.
-    public func canEncode(_ format: ImageFormat) -> Bool {
-        format == .jxl
-    }
-
-    /// Encodes `image` as JPEG XL (an animation when it has several frames and the options keep
-    /// them), its orientation applied.
-    /// - Throws: `unsupportedFormat` for another format, `encodingFailed` when libjxl fails.
-    public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
-        let image = EightBitOutput.prepare(image)
-        guard format == .jxl else { throw WebImageError.unsupportedFormat(format, reason: "JXLCoder encodes JPEG XL only") }
-        return try JXLEncoding.encode(image, options: options)
-    }
-
-    /// `jpeg` recompressed losslessly into JPEG XL with libjxl's JPEG reconstruction: the DCT
-    /// coefficients are re-coded (typically about a fifth smaller) and the file keeps what
-    /// reconstructs the original JPEG byte for byte (`djxl out.jxl out.jpg`, or
-    /// ``reconstructJPEG(_:)``). `effort` 1…9 (`nil`: libjxl's 7).
-    /// - Throws: `encodingFailed` when libjxl cannot take the JPEG as it is (for example
-    ///   arithmetic coding or some progressive scan scripts).
-    public func recompressJPEG(_ jpeg: Data, effort: Int? = nil) throws -> Data {
-        guard ImageFormat.detect(jpeg) == .jpeg else {
-            throw WebImageError.encodingFailed(reason: "JPEG XL: lossless recompression needs a JPEG")
-        }
-        return try JXLEncoding.recompress(jpeg: jpeg, effort: effort)
     }
 
     /// Whether the file is an animation of more than one frame (counted from frame headers,

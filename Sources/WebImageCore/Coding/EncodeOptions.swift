@@ -16,10 +16,6 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Ultra HDR and ISO 21496-1 together). Formats that cannot carry one leave it out whatever
     /// this says. Default on; off writes the SDR base alone.
     public var keepsGainMap: Bool = true
-    /// AVIF's speed and chroma subsampling (by default chosen by image size).
-    public var avif = AVIFEncodeSettings()
-    /// JPEG XL's effort, 1 (fastest) … 9 (smallest); `nil` is libjxl's default, 7.
-    public var jxlEffort: Int?
     /// The bits a channel an RGBA16 image (``PixelFormat/rgba16``) is written with in formats
     /// that store 10 or 12 (AVIF): 12 for 12, anything else for 10 (the default). PNG and TIFF
     /// write 16 bits; 8-bit images and 8-bit formats ignore it (SPEC H-1).

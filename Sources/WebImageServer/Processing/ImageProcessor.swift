@@ -16,10 +16,6 @@ struct ImageProcessor: Sendable {
     /// The service's `strip-color-profile` setting: convert to sRGB (default) or keep the
     /// source's profile, when the URL has no `scp` option.
     var stripColorProfile = true
-    /// JPEG XL's encoding effort (the `jxl-effort` setting).
-    var jxlEffort = 4
-    /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
-    var avifSpeed: Int?
     /// The service's `autoquality-*` settings, for requests without an `aq` option.
     var autoquality = AutoQuality.none
     /// The service's `autoquality-format-min`: the lowest quality per format.
@@ -27,11 +23,10 @@ struct ImageProcessor: Sendable {
     /// The service's `autoquality-format-max`: the highest quality per format.
     var autoqualityFormatMax: [OutputFormat: Int] = [:]
 
-    /// imgproxy's per-format default qualities (`webp=79,avif=63,jxl=77`, 80 for the others).
+    /// imgproxy's per-format default qualities.
     static func defaultQuality(for format: OutputFormat) -> Int {
         switch format {
-        case .avif: 63
-        case .jxl: 77
+        case .avif: 65
         case .webp: 79
         default: 80
         }
@@ -66,14 +61,6 @@ struct ImageProcessor: Sendable {
         // `disable_animation`: every source as a still (its first frame, or `page`).
         let animate = format.isAnimatable && !options.disableAnimation
         try checkPlan(header, options: options, keepAnimation: animate)
-        // A JPEG whose pixels no step changes becomes JPEG XL losslessly, without decoding.
-        if format == .jxl, best == nil, thumbnail == nil, container == nil,
-            let body = losslessJPEGXL(data, format: sourceFormat, header: header, options: options) {
-            let encodeStart = ContinuousClock.now
-            try limits.checkResult(bytes: body.count)
-            metrics.recordStage("encode", ContinuousClock.now - encodeStart)
-            return RenderedResult(body: ByteBuffer(bytes: body), format: format)
-        }
         decodes.increment()
         // A container's thumbnail was decoded above: its time counts as the decode.
         let decodeStart = container == nil ? ContinuousClock.now : containerStart
@@ -142,13 +129,11 @@ struct ImageProcessor: Sendable {
     }
 
     /// The encode a request asks for as `format`: its quality, byte limit and quality search
-    /// (the request's `aq`, else the service's), with the service's encoder settings.
+    /// (the request's `aq`, else the service's).
     func outputEncoding(_ format: OutputFormat, options: ProcessingOptions, best: BestFormatRequest?) -> OutputEncoding {
         var output = OutputEncoding(
             format: best?.candidates.first ?? format, requestQuality: options.quality, formatQuality: options.formatQuality,
             maxBytes: options.maxBytes, autoquality: options.autoquality ?? autoquality, coders: coders)
-        output.avifSpeed = avifSpeed
-        output.jxlEffort = jxlEffort
         if options.autoquality == nil {
             output.formatMin = autoqualityFormatMin
             output.formatMax = autoqualityFormatMax

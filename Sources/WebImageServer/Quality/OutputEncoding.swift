@@ -22,10 +22,6 @@ struct OutputEncoding: Sendable {
     var formatMin: [OutputFormat: Int] = [:]
     var formatMax: [OutputFormat: Int] = [:]
     let coders: CodersManager
-    /// The `avif-speed` setting (`nil`: chosen by result size, ``/WebImage/AVIFEncodeSettings``).
-    var avifSpeed: Int?
-    /// The `jxl-effort` setting.
-    var jxlEffort = 4
 
     /// The quality without a search: the request's `q`, else its `fq` for the format, else the
     /// service's default for the format.
@@ -46,10 +42,8 @@ struct OutputEncoding: Sendable {
 
     /// `image` encoded as `format` at `quality`.
     func encode(_ image: Image, as format: OutputFormat, quality: Int) throws(ImageServiceError) -> Data {
-        var options = EncodeOptions(
+        let options = EncodeOptions(
             quality: Double(quality) / 100, maxFileSize: maxBytes > 0 ? maxBytes : nil, keepAnimation: format.isAnimatable)
-        options.avif = AVIFEncodeSettings(speed: avifSpeed)
-        options.jxlEffort = jxlEffort
         do {
             return try coders.encode(image, format: format.imageFormat, options: options)
         } catch WebImageError.cancelled {

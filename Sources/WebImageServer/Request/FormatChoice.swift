@@ -6,7 +6,7 @@ import WebImage
 enum FormatChoice: Hashable, Sendable {
     /// The URL names the format.
     case fixed(OutputFormat)
-    /// `Accept` chose JPEG XL, AVIF or WebP.
+    /// `Accept` chose AVIF or WebP.
     case negotiated(OutputFormat)
     /// The source's format; when it cannot be encoded, PNG for an SVG (it keeps the
     /// transparency), else JPEG.
@@ -17,7 +17,6 @@ enum FormatChoice: Hashable, Sendable {
     /// The choice when the URL names no format and `Accept` chose `variant`.
     init(negotiated variant: FormatVariant) {
         switch variant {
-        case .jxl: self = .negotiated(.jxl)
         case .avif: self = .negotiated(.avif)
         case .webp: self = .negotiated(.webp)
         case .any, .other: self = .source

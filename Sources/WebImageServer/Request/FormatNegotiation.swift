@@ -5,21 +5,17 @@ import WebImage
 struct FormatNegotiation: Sendable {
     /// Whether AVIF, WebP is answered to clients that accept it.
     var autoAVIF, autoWebP: Bool
-    /// Whether JPEG XL is answered to clients that accept it (before AVIF, as imgproxy's
-    /// `IMGPROXY_AUTO_JXL`).
-    var autoJXL = false
     /// The `best-format-*` settings (`format:best`, and requests without a format when
     /// ``BestFormatSettings/byDefault``).
     var best = BestFormatSettings()
 
     /// Whether `Accept` can change the answer at all.
-    var negotiates: Bool { autoJXL || autoAVIF || autoWebP }
+    var negotiates: Bool { autoAVIF || autoWebP }
 
     /// The variant `accept` gets.
     func variant(accept: String?) -> FormatVariant {
         guard negotiates else { return .any }
         let accepted = (accept ?? "").lowercased()
-        if autoJXL, accepted.contains("image/jxl") { return .jxl }
         if autoAVIF, accepted.contains("image/avif") { return .avif }
         if autoWebP, accepted.contains("image/webp") { return .webp }
         return .other

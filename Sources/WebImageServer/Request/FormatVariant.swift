@@ -2,9 +2,8 @@
 enum FormatVariant: UInt8, Sendable {
     /// The format does not depend on `Accept` (fixed by the URL, or negotiation is off).
     case any
-    case jxl
     case avif
     case webp
-    /// Negotiation is on and the client accepts none of JPEG XL, AVIF and WebP.
+    /// Negotiation is on and the client accepts neither AVIF nor WebP.
     case other
 }

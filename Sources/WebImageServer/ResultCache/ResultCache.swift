@@ -13,7 +13,6 @@ import WebImage
 final class ResultCache: Sendable {
     private struct Variants {
         var any: KnownAnswer?
-        var jxl: KnownAnswer?
         var avif: KnownAnswer?
         var webp: KnownAnswer?
         var other: KnownAnswer?
@@ -22,7 +21,6 @@ final class ResultCache: Sendable {
             get {
                 switch variant {
                 case .any: any
-                case .jxl: jxl
                 case .avif: avif
                 case .webp: webp
                 case .other: other
@@ -31,7 +29,6 @@ final class ResultCache: Sendable {
             set {
                 switch variant {
                 case .any: any = newValue
-                case .jxl: jxl = newValue
                 case .avif: avif = newValue
                 case .webp: webp = newValue
                 case .other: other = newValue

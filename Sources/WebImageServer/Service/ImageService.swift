@@ -54,8 +54,7 @@ public final class ImageService: Sendable {
         signer = configuration.signer
         sources = SourceStore(configuration: configuration)
         processor = ImageProcessor(
-            limits: configuration.limits, stripColorProfile: configuration.stripColorProfile, jxlEffort: configuration.jxlEffort,
-            avifSpeed: configuration.avifSpeed, autoquality: configuration.autoquality,
+            limits: configuration.limits, stripColorProfile: configuration.stripColorProfile, autoquality: configuration.autoquality,
             autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
@@ -68,9 +67,7 @@ public final class ImageService: Sendable {
                 store: store, timeout: configuration.resultStoreTimeout, queue: configuration.resultStoreQueue,
                 queueBytes: configuration.resultStoreQueueBytes, metrics: metrics, logger: Logger(label: "webimage.server.result-store"))
         }
-        negotiation = FormatNegotiation(
-            autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP, autoJXL: configuration.autoJXL,
-            best: configuration.bestFormat)
+        negotiation = FormatNegotiation(autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP, best: configuration.bestFormat)
         fallback = configuration.fallbackImage.map {
             SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
         }

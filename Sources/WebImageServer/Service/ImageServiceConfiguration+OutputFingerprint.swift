@@ -1,13 +1,12 @@
 extension ImageServiceConfiguration {
     /// The server settings that change rendered bytes without showing in the URL, as the text
-    /// that enters every result-store key (``ResultStoreKey``): `strip-color-profile`,
-    /// `watermark-opacity`, the quality search, `best`, `jxl-effort` and `avif-speed`. Instances
-    /// sharing a result store with other values of these settings keep apart entries, so none answers another's render. (Presets are already in
+    /// that enters every result-store key (``ResultStoreKey``): `strip-color-profile` and
+    /// `watermark-opacity`. Instances sharing a result store with other values of these
+    /// settings keep apart entries, so none answers another's render. (Presets are already in
     /// the key through the options they expand to, the watermark image through its identity;
     /// limits refuse requests but never change a result's bytes.)
     public var outputFingerprint: String {
         "strip-color-profile=\(stripColorProfile) watermark-opacity=\(watermarkOpacity)" + autoqualityFingerprint + bestFormatFingerprint
-            + encoderFingerprint
     }
 }
 
@@ -27,13 +26,5 @@ extension ImageServiceConfiguration {
         guard bestFormat != BestFormatSettings() else { return "" }
         let candidates = bestFormat.candidates.map(\.rawValue).joined(separator: ",")
         return " best=\(candidates):\(bestFormat.complexityThreshold):\(bestFormat.maxResolution):\(bestFormat.byDefault):\(bestFormat.allowSkips)"
-    }
-}
-
-extension ImageServiceConfiguration {
-    /// The `jxl-effort` and `avif-speed` settings' part of ``outputFingerprint`` (empty at their
-    /// defaults).
-    var encoderFingerprint: String {
-        (jxlEffort == 4 ? "" : " jxl-effort=\(jxlEffort)") + (avifSpeed.map { " avif-speed=\($0)" } ?? "")
     }
 }

@@ -25,15 +25,6 @@ public struct ImageServiceConfiguration: Sendable {
     public var stripColorProfile = true
     /// Negotiate AVIF from `Accept` when no format is given (before WebP).
     public var autoAVIF = true
-    /// Negotiate JPEG XL from `Accept` when no format is given (before AVIF; imgproxy's
-    /// `IMGPROXY_AUTO_JXL`, off by default).
-    public var autoJXL = false
-    /// JPEG XL encoding effort 1…9 (imgproxy's `IMGPROXY_JXL_EFFORT`, default 4).
-    public var jxlEffort = 4
-    /// libaom's speed for AVIF 0…9 (imgproxy's `IMGPROXY_AVIF_SPEED`); `nil` (default) = 9 for
-    /// results up to 1.2 MP (quality lifted one quantizer step) and 8 above
-    /// (``/WebImage/AVIFEncodeSettings``).
-    public var avifSpeed: Int?
     /// The source cache directory; `nil` = no source cache.
     public var cacheDirectory: URL?
     /// Bytes the source cache may hold; past it, the oldest entries are removed until it holds

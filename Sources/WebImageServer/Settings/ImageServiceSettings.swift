@@ -36,9 +36,6 @@ public enum ImageServiceSettings {
         Setting(name: "ttl", meaning: "Cache-Control max-age in seconds", defaultValue: "31536000", repeatable: false),
         Setting(name: "auto-webp", meaning: "answer WebP to clients that accept it", defaultValue: "true", repeatable: false),
         Setting(name: "auto-avif", meaning: "answer AVIF to clients that accept it", defaultValue: "true", repeatable: false),
-        Setting(name: "auto-jxl", meaning: "answer JPEG XL to clients that accept it (before AVIF)", defaultValue: "false", repeatable: false),
-        Setting(name: "jxl-effort", meaning: "JPEG XL encoding effort, 1 (fastest) to 9", defaultValue: "4", repeatable: false),
-        Setting(name: "avif-speed", meaning: "AVIF encoder speed, 0 (slowest) to 9; auto = 9 up to 1.2 MP results, 8 above", defaultValue: "auto", repeatable: false),
         Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
         Setting(name: "cache-max-size", meaning: "bytes the source cache may hold; past it the oldest half is removed (0 = unbounded)", defaultValue: "1073741824", repeatable: false),
@@ -167,9 +164,6 @@ public enum ImageServiceSettings {
         if let value = try int("ttl", 0...Int(Int32.max)) { configuration.ttl = value }
         if let value = try bool("auto-webp") { configuration.autoWebP = value }
         if let value = try bool("auto-avif") { configuration.autoAVIF = value }
-        if let value = try bool("auto-jxl") { configuration.autoJXL = value }
-        if let value = try int("jxl-effort", 1...9) { configuration.jxlEffort = value }
-        if one("avif-speed") != "auto", let value = try int("avif-speed", 0...9) { configuration.avifSpeed = value }
         if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
         try applyAutoquality(values, to: &configuration)
         try applyBestFormat(values, to: &configuration)

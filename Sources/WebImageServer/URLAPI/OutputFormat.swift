@@ -2,10 +2,9 @@ import WebImage
 
 /// The output formats the service can encode.
 public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-    case jpeg = "jpg", png, webp, avif, gif, jxl
+    case jpeg = "jpg", png, webp, avif, gif
 
-    /// The format named by an imgproxy extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`,
-    /// `jxl`).
+    /// The format named by an imgproxy extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`).
     public init?(name: String) {
         switch name.lowercased() {
         case "jpg", "jpeg": self = .jpeg
@@ -13,7 +12,6 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         case "webp": self = .webp
         case "avif": self = .avif
         case "gif": self = .gif
-        case "jxl": self = .jxl
         default: return nil
         }
     }
@@ -26,7 +24,6 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         case .webp: .webp
         case .avif: .avif
         case .gif: .gif
-        case .jxl: .jxl
         }
     }
 
@@ -38,11 +35,10 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         case .webp: self = .webp
         case .avif: self = .avif
         case .gif: self = .gif
-        case .jxl: self = .jxl
         default: return nil
         }
     }
 
-    /// Whether the format keeps animation (AVIF as an image sequence, PNG as APNG).
-    public var isAnimatable: Bool { self == .webp || self == .gif || self == .png || self == .avif || self == .jxl }
+    /// Whether the format keeps animation.
+    public var isAnimatable: Bool { self == .webp || self == .gif || self == .png }
 }
