@@ -89,12 +89,39 @@ struct SVGSanitizerTests {
             ("<rect style=\"fill:URL(\u{0300}http://e/x)\"/>", "<rect style=\"fill:URL(#)\"/>"),
             ("<set attributeName=\"x\" to=\"javascript:\u{0300}alert(1)\"/>", "<set attributeName=\"x\"/>"),
             ("<rect fill=\"url(\u{0300}#g)&amp;\"/>", "<rect/>"),
+            // Found by the svg-sanitizer fuzz target: an unterminated `url(#…` kept the rest of
+            // the value, where a second `url(` named an outside target.
+            (#"<g fill='url(#a"/ url(http://e/x' />"#, "<g fill=\"url(#\"/>"),
+            (#"<g fill="url(#a url(http://e/x)"/>"#, "<g fill=\"url(#)\"/>"),
+            (#"<g style="fill:url(#a);stroke:url(#b"/>"#, "<g style=\"fill:url(#a);stroke:url(#\"/>"),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]
         for (input, expected) in cases {
             #expect(clean(input) == expected, "\(input)")
         }
+    }
+
+    /// The svg-sanitizer fuzz target's finding, replayed: every `url(` left in a kept
+    /// attribute names a target inside the document.
+    @Test func fuzzFindingUnterminatedURLKeepsNoOutsideTarget() throws {
+        let input = try #require(Data(base64Encoded: "MAAAADxtbCB2ZXJzc9bvP71pF2VmPXVybCgjYSIvPjxz1u8/vWkXZWY9dXJsKCNhIi8+PHNz1u8/vWkXZWY9dXJsKCNhIi8AAABZUHVlZj11cmwoZWY9dXJsKCNhIi8+PHNz1u8/vWkXZWY9dXJsKCNhIi9sIHZlcnNz1u8/vWkXZWY9dXJsKCNhIi8+PHNz1u8/vWkXZWY9AABcAAAAAABZUHVybChnAAA+L2EvYS9zdmc="))
+        let out = SVGSanitizer.sanitize(Array(input))
+        var index = 0
+        var values = 0
+        while index < out.count, let open = out[index...].firstIndex(of: UInt8(ascii: "<")) {
+            guard let tag = SVGSanitizer.Tag.parse(out, at: open) else { index = open + 1; continue }
+            for case let (_, value?) in tag.attributes {
+                values += 1
+                let text = String(decoding: value, as: UTF8.self).lowercased()
+                for rest in text.components(separatedBy: "url(").dropFirst() {
+                    let target = String(rest.prefix { $0 != ")" }).trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+                    #expect(SVGSanitizer.isLocalReference(target), "<\(tag.name)> keeps url(\(target.debugDescription)")
+                }
+            }
+            index = tag.end
+        }
+        #expect(values > 0)
     }
 
     @Test func keepsTheXMLDeclarationAndOrdinaryDocuments() {

@@ -213,10 +213,17 @@ enum SVGSanitizer {
         while let found = find(keptLowered, "url(", from: index) {
             let open = found + 4
             result += bytes[index..<open]
-            let close = bytes[open...].firstIndex(of: UInt8(ascii: ")")) ?? bytes.count
+            // A `url(` that never closes swallows the rest of the value (CSS reads it as one bad
+            // URL): the rest is dropped rather than judged, so no `url(` can hide inside it.
+            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ")")) else {
+                result.append(UInt8(ascii: "#"))
+                index = bytes.count
+                break
+            }
             let target = String(decoding: bytes[open..<close], as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 .trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-            if isLocalReference(target) { result += bytes[open..<close] } else { result.append(UInt8(ascii: "#")) }
+            // A target holding another `(` (`url(#a url(http://e/x)`) is not a plain reference.
+            if isLocalReference(target), !target.contains("(") { result += bytes[open..<close] } else { result.append(UInt8(ascii: "#")) }
             index = close
         }
         result += bytes[index...]
