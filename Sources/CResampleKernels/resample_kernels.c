@@ -132,69 +132,65 @@ static inline __m128i taps_avx512(const uint8_t *p, const int16_t *weights, ptrd
     return _mm_add_epi32(_mm256_castsi256_si128(quarter), _mm256_extracti128_si256(quarter, 1));
 }
 
-/// The AND of the alpha bytes of pixels `from..<to`, eight pixels a step (255 when empty).
+/// 1 when the alpha bytes (bytes 3, 7, …, 31) of `all` are 255.
 __attribute__((target("avx2")))
-static inline uint8_t alpha_and_avx2(const uint8_t *row, ptrdiff_t from, ptrdiff_t to) {
-    __m256i all = _mm256_set1_epi8(-1);
-    ptrdiff_t x = from;
-    for (; x + 8 <= to; x += 8) all = _mm256_and_si256(all, _mm256_loadu_si256((const __m256i *)(row + x * 4)));
-    // Bytes 3, 7, …, 31 are the alphas.
+static inline int alphas_opaque_avx2(__m256i all) {
     const uint32_t alphas = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(all, _mm256_set1_epi8(-1))) & 0x88888888u;
-    uint8_t a = alphas == 0x88888888u ? 255 : 0;
-    for (; x < to; x++) a &= row[x * 4 + 3];
-    return a;
+    return alphas == 0x88888888u;
 }
 
 /// Both horizontal kernels: each output's taps read straight from the row's bytes
-/// (`taps_avx2` or `taps_avx512`), so the row is read once, while it is in cache; the pixels
-/// an output's window newly reaches are checked for opacity in the same walk. A window whose
-/// blocks would read past the row runs on a zero-padded copy of its pixels in `scratch`.
-#define WI_HORIZONTAL_BODY(TAPS, ALPHA)                                                                            \
-    const __m128i half = _mm_set1_epi32(1 << (shift - 1));                                                       \
-    const __m128i off = _mm_set1_epi32(offset);                                                                  \
-    const __m128i count = _mm_cvtsi32_si128(shift);                                                              \
-    const __m128i low16 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);            \
-    ptrdiff_t checked = starts[0];                                                                               \
-    for (ptrdiff_t i = 1; i < outputs; i++)                                                                      \
-        if (starts[i] < checked) checked = starts[i];                                                            \
-    uint8_t alpha = 255;                                                                                         \
-    uint8_t *padded = (uint8_t *)scratch;                                                                        \
-    for (ptrdiff_t i = 0; i < outputs; i++) {                                                                    \
-        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;                                                       \
-        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;                                          \
-        const int16_t *w = weights + i * block_stride * 32;                                                      \
-        __m128i sum;                                                                                             \
-        if (start + blocks * 8 <= row_width) {                                                                   \
-            sum = TAPS(row + start * 4, w, blocks);                                                              \
-        } else {                                                                                                 \
-            const size_t inside = (size_t)(row_width - start) * 4;                                               \
-            memcpy(padded, row + start * 4, inside);                                                             \
-            memset(padded + inside, 0, (size_t)blocks * 32 - inside);                                            \
-            sum = TAPS(padded, w, blocks);                                                                       \
-        }                                                                                                        \
-        const ptrdiff_t end = starts[i] + counts[i];                                                             \
-        if (end > checked) {                                                                                     \
-            alpha &= ALPHA(row, checked, end);                                                                     \
-            checked = end;                                                                                       \
-        }                                                                                                        \
-        sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);                                \
-        /* The low 16 bits of each lane (the Swift pass truncates the same way). */                              \
-        _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));                                \
-    }                                                                                                            \
+/// (`taps_avx2` or `taps_avx512`), so the row is read once, while it is in cache. The pixels
+/// an output's window newly reaches are ANDed into the opacity check in the same walk, eight
+/// at a time (the few left past the last eight at the end of the row). A window whose blocks
+/// would read past the row runs on a zero-padded copy of its pixels in `scratch`.
+#define WI_HORIZONTAL_BODY(TAPS)                                                                                    \
+    const __m128i half = _mm_set1_epi32(1 << (shift - 1));                                                          \
+    const __m128i off = _mm_set1_epi32(offset);                                                                     \
+    const __m128i count = _mm_cvtsi32_si128(shift);                                                                 \
+    const __m128i low16 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);                  \
+    ptrdiff_t checked = starts[0], last = 0;                                                                        \
+    for (ptrdiff_t i = 1; i < outputs; i++)                                                                         \
+        if (starts[i] < checked) checked = starts[i];                                                               \
+    __m256i alphas = _mm256_set1_epi8(-1);                                                                          \
+    uint8_t *padded = (uint8_t *)scratch;                                                                           \
+    for (ptrdiff_t i = 0; i < outputs; i++) {                                                                       \
+        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;                                                          \
+        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;                                             \
+        const int16_t *w = weights + i * block_stride * 32;                                                         \
+        __m128i sum;                                                                                                \
+        if (start + blocks * 8 <= row_width) {                                                                      \
+            sum = TAPS(row + start * 4, w, blocks);                                                                 \
+        } else {                                                                                                    \
+            const size_t inside = (size_t)(row_width - start) * 4;                                                  \
+            memcpy(padded, row + start * 4, inside);                                                                \
+            memset(padded + inside, 0, (size_t)blocks * 32 - inside);                                               \
+            sum = TAPS(padded, w, blocks);                                                                          \
+        }                                                                                                           \
+        const ptrdiff_t end = starts[i] + counts[i];                                                                \
+        if (end > last) last = end;                                                                                 \
+        for (; checked + 8 <= end; checked += 8)                                                                    \
+            alphas = _mm256_and_si256(alphas, _mm256_loadu_si256((const __m256i *)(row + checked * 4)));            \
+        sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);                                   \
+        /* The low 16 bits of each lane (the Swift pass truncates the same way). */                                 \
+        _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));                                   \
+    }                                                                                                               \
+    uint8_t alpha = alphas_opaque_avx2(alphas) ? 255 : 0;                                                           \
+    for (; checked < last; checked++) alpha &= row[checked * 4 + 3];                                                \
     return alpha == 255;
 
 __attribute__((target("avx2")))
 static int horizontal_avx2(
     const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
-    WI_HORIZONTAL_BODY(taps_avx2, alpha_and_avx2)
+    WI_HORIZONTAL_BODY(taps_avx2)
 }
 
 __attribute__((target("avx2,avx512f,avx512bw")))
 static int horizontal_avx512(
     const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
-    WI_HORIZONTAL_BODY(taps_avx512, alpha_and_avx2)
+    WI_HORIZONTAL_BODY(taps_avx512)
 }
 
 #undef WI_HORIZONTAL_BODY
