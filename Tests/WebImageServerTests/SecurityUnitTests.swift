@@ -97,6 +97,7 @@ struct SVGSanitizerTests {
             // Found by the svg-sanitizer fuzz target: an XML declaration with a combining mark
             // and control bytes was kept; only printable-ASCII declarations are.
             ("<?xml \u{031A}ef:on=\"0.0\u{01}\0\0=\"?><svg/>", "<svg/>"),
+            ("<?xmL C?><svg/>", "<svg/>"),
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>"),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
