@@ -268,7 +268,7 @@ public struct Resampler: Sendable {
         let pairs = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: lineCount)
         pairs.initialize(repeating: .zero, count: lineCount)
         defer { pairs.deallocate() }
-        // The wide kernels' own form of the row, zero past it.
+        // Where the wide kernels copy a row's last pixels, zero-padded, for windows that end near it.
         let scratchCount = wide ? WideKernels.scratchCount(width: sw) : 0
         let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: scratchCount)
         scratch.initialize(repeating: 0, count: scratchCount)

@@ -41,7 +41,7 @@ enum WideKernels {
     /// ``OpaqueRows`` values, as the portable ``FixedPointKernel`` pass makes them. Returns
     /// whether the row is opaque over the table's span (`firstInput..<endInput`), found in the
     /// same walk over its pixels; when it is not, `output` is of no use.
-    /// `scratch`: ``scratchCount(width:)`` values.
+    /// `scratch`: ``scratchCount(width:)`` values (the kernels copy the row's last pixels there).
     @inline(__always)
     static func horizontal(
         level: Int32, _ row: UnsafePointer<UInt8>, width: Int, table: KernelTable, kernel: FixedPointKernel,
