@@ -15,7 +15,7 @@ import WebImageCore
 /// - An animation decodes to one composited frame per displayed frame with its duration
 ///   (browsers' short-delay rule applied) and its loop count; ``JXLAnimatedImageSource`` decodes
 ///   frames on request instead.
-/// - Encoding (``JXLEncoding``): quality 0…1 onto libjxl's distance, lossless, alpha, effort
+/// - Encoding: quality 0…1 onto libjxl's distance, lossless, alpha, effort
 ///   (``/WebImageCore/EncodeOptions/jxlEffort``), animations with every frame's duration, and
 ///   ``recompressJPEG(_:effort:)``: a JPEG file recompressed losslessly, the original bytes
 ///   recoverable.
@@ -96,7 +96,7 @@ public struct JXLCoder: AnimatedImageDecoding {
     /// `jpeg` recompressed losslessly into JPEG XL with libjxl's JPEG reconstruction: the DCT
     /// coefficients are re-coded (typically about a fifth smaller) and the file keeps what
     /// reconstructs the original JPEG byte for byte (`djxl out.jxl out.jpg`, or
-    /// ``reconstructJPEG(_:)``). `effort` 1…9 (`nil`: libjxl's 7).
+    /// ``reconstructJPEG(_:maxBytes:)``). `effort` 1…9 (`nil`: libjxl's 7).
     /// - Throws: `encodingFailed` when libjxl cannot take the JPEG as it is (for example
     ///   arithmetic coding or some progressive scan scripts).
     public func recompressJPEG(_ jpeg: Data, effort: Int? = nil) throws -> Data {

@@ -1,7 +1,7 @@
 import WebImage
 
 /// For each axis of a displayed image, which stored axis it shows and whether reversed
-/// (the pixel moves of ``/WebImageCore/PixelBuffer/applying(_:)``).
+/// (the pixel moves of `PixelBuffer/applying(_:)`).
 struct AxisMap: Sendable, Hashable {
     struct Source: Sendable, Hashable {
         /// 0 for the stored x axis, 1 for y.

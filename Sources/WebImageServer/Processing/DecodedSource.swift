@@ -6,9 +6,9 @@ struct DecodedSource: Sendable {
     /// How `image` relates to the full size, `nil` when it is the full size.
     var reduction: ReducedSource?
     /// Whether the decoder already drew the request's `page` (a PDF page), so the
-    /// ``ProcessingStep/page`` step leaves the image as it is.
+    /// `ProcessingStep/page` step leaves the image as it is.
     var pageSelected = false
     /// An orientation still to apply to `image`: the main image's EXIF orientation when `image`
-    /// is its embedded thumbnail (``ProcessingStep/thumbnailOrientation``).
+    /// is its embedded thumbnail (`ProcessingStep/thumbnailOrientation`).
     var pendingOrientation: ImageOrientation = .up
 }

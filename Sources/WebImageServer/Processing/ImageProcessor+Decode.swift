@@ -35,7 +35,7 @@ extension ImageProcessor {
 
     /// The source for the `page` option: a PDF's page drawn by the decoder; otherwise the first
     /// frame for page 0 and every frame up to the decoder's limits for a later page, which the
-    /// ``ProcessingStep/page`` step picks (TIFF pages and animation frames are frames).
+    /// `ProcessingStep/page` step picks (TIFF pages and animation frames are frames).
     private func decodePage(_ page: Int, of data: Data, format: ImageFormat, decodeOptions: DecodeOptions) throws -> DecodedSource {
         var pageOptions = decodeOptions
         if format == .pdf {

@@ -120,7 +120,7 @@ struct ImageProcessor: Sendable {
     /// Checks the result `options` plan for a source described by `metadata` against the
     /// result limits (``ProcessingBudget``), before decoding: the plan is made on the header's
     /// size as the decoder will orient it and `rotate` turns it. Trimming can only make it
-    /// smaller; the ``ProcessingStep/plan`` step checks the exact plan again.
+    /// smaller; the `ProcessingStep/plan` step checks the exact plan again.
     func checkPlan(_ metadata: ImageMetadata, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) {
         var size = metadata.pixelSize
         let oriented = (options.autoRotate ?? true) && metadata.orientation.swapsDimensions

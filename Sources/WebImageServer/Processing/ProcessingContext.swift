@@ -3,7 +3,7 @@ import WebImage
 
 /// What the processing steps of one request pass along (imgproxy's pipeline context): the image
 /// so far, the request's options and limits, how the decoded source relates to the full size,
-/// and the geometry plan once the ``ProcessingStep/plan`` step has made it.
+/// and the geometry plan once the `ProcessingStep/plan` step has made it.
 struct ProcessingContext {
     /// The image so far.
     var image: Image
@@ -17,7 +17,7 @@ struct ProcessingContext {
     let pageSelected: Bool
     /// An orientation the decoder did not apply (``DecodedSource/pendingOrientation``).
     let pendingOrientation: ImageOrientation
-    /// The geometry, planned on the full size (set by ``ProcessingStep/plan``).
+    /// The geometry, planned on the full size (set by `ProcessingStep/plan`).
     var plan: GeometryPlan?
     /// The one resampler the request's frames share, with the request's `resizing_algorithm`.
     let resampler: Resampler
@@ -25,11 +25,11 @@ struct ProcessingContext {
     var serviceUnsharpMasking = UnsharpMasking.serviceDefault
     /// The service's watermark image, when one is configured and the request asks for it.
     let watermark: LoadedWatermark?
-    /// The watermark sized and placed for the result (set by ``ProcessingStep/watermark``).
+    /// The watermark sized and placed for the result (set by `ProcessingStep/watermark`).
     var preparedWatermark: WatermarkTransformer?
-    /// The encode the request asks for, when the pipeline ends in one (``ProcessingStep/autoquality``).
+    /// The encode the request asks for, when the pipeline ends in one (`ProcessingStep/autoquality`).
     var output: OutputEncoding?
-    /// The encoded result, once ``ProcessingStep/autoquality`` has made it.
+    /// The encoded result, once `ProcessingStep/autoquality` has made it.
     var encoded: Data?
     /// The format of ``encoded`` when it differs from the request's (`best`).
     var encodedFormat: OutputFormat?

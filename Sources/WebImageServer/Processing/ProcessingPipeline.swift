@@ -11,10 +11,10 @@ struct ProcessingPipeline: Sendable {
     /// The service's steps: the embedded thumbnail's orientation, page (one page or frame),
     /// `disable_animation` (the first frame),
     /// rotate, flip, trim, plan (geometry and result limits), the watermark sized for the
-    /// result, the frame steps on every frame (``ProcessingStep/frames``), the chained
-    /// pipelines (``ProcessingStep/chained``), the request's `max_result_dimension`
-    /// (``ProcessingStep/resultDimension``), then the encode's quality search when the request
-    /// has an output (``ProcessingStep/autoquality``).
+    /// result, the frame steps on every frame (`ProcessingStep/frames`), the chained
+    /// pipelines (`ProcessingStep/chained`), the request's `max_result_dimension`
+    /// (`ProcessingStep/resultDimension`), then the encode's quality search when the request
+    /// has an output (`ProcessingStep/autoquality`).
     static let service = ProcessingPipeline(
         steps: [
             .thumbnailOrientation, .page, .disableAnimation, .rotate, .flip, .trim, .plan, .watermark, .frames, .chained,

@@ -12,7 +12,7 @@ import Foundation
 /// - `dssim`: as `ssimulacra2`, with imgproxy's DSSIM target and allowed error converted to
 ///   SSIMULACRA2 points (``ssimulacra2Points(dssim:)``).
 ///
-/// The search (``QualitySearch``) starts from a quality predicted from the image's complexity
+/// The search (`QualitySearch`) starts from a quality predicted from the image's complexity
 /// and needs about two encodes a request; see the DocC article "Perceptual quality".
 public struct AutoQuality: Sendable, Hashable {
     /// The methods.

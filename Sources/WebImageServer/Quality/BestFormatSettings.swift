@@ -7,7 +7,7 @@ import Foundation
 /// - ``candidates``: the formats tried, in the order they are tried (`best-format-candidates`;
 ///   WebP and AVIF only for clients whose `Accept` names them, then the answer varies by
 ///   `Accept`; JPEG not for a result with transparency).
-/// - ``complexityThreshold``: results whose ``ImageComplexity`` is below it may also be encoded
+/// - ``complexityThreshold``: results whose `ImageComplexity` is below it may also be encoded
 ///   losslessly (PNG, GIF); above it the lossless candidates are not tried. On this service's
 ///   complexity scale: flat graphics measure under 3, photos 4 to 10.
 /// - ``maxResolution``: above this many megapixels (0: no limit), one format is picked without
@@ -17,7 +17,7 @@ import Foundation
 /// - ``allowSkips``: with `best`, sources in a `skip_processing` format (and SVG) are answered
 ///   as they are.
 ///
-/// With `aq`, every lossy candidate is searched (``QualitySearch``) for the same target, and a
+/// With `aq`, every lossy candidate is searched (`QualitySearch`) for the same target, and a
 /// candidate is dropped as soon as it cannot win: an encode that misses the target and is
 /// already larger than the best so far (a higher quality would be larger still), or one whose
 /// size, extrapolated down to the lowest quality allowed, stays larger than the best.

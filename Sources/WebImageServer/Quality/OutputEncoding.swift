@@ -22,7 +22,7 @@ struct OutputEncoding: Sendable {
     var formatMin: [OutputFormat: Int] = [:]
     var formatMax: [OutputFormat: Int] = [:]
     let coders: CodersManager
-    /// The `avif-speed` setting (`nil`: chosen by result size, ``/WebImage/AVIFEncodeSettings``).
+    /// The `avif-speed` setting (`nil`: chosen by result size, `AVIFEncodeSettings`).
     var avifSpeed: Int?
     /// The JPEG, PNG and WebP encoder settings: the request's `jpeg_options`, `png_options` and
     /// `webp_options` over the service's.

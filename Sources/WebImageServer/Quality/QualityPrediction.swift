@@ -1,8 +1,8 @@
 import Foundation
 import WebImage
 
-/// The first guess of ``QualitySearch``: the quality a format needs for a SSIMULACRA2 target on
-/// an image of a given ``ImageComplexity``, and how fast the score moves with the quality there.
+/// The first guess of `QualitySearch`: the quality a format needs for a SSIMULACRA2 target on
+/// an image of a given `ImageComplexity`, and how fast the score moves with the quality there.
 ///
 /// Each format has a typical score curve (measured with this service's encoders on photos of
 /// the corpus reduced to 512 pixels: the median score at qualities 20, 40, 60, 75, 85 and 95).

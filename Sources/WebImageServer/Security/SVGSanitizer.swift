@@ -51,14 +51,13 @@ enum SVGSanitizer {
                 let start = index
                 index = declarationEnd(svg, from: index)
                 let declaration = svg[start..<index]
-                if start == 0, hasPrefix(svg, "<?xml "), declaration.last == UInt8(ascii: ">"),
+                if start == 0, svg.starts(with: Array("<?xml ".utf8)), declaration.last == UInt8(ascii: ">"),
                     declaration.dropLast().last == UInt8(ascii: "?"), !declaration.dropFirst().contains(UInt8(ascii: "<")),
                     declaration.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
                 {
                     // The XML declaration itself is harmless and keeps the encoding: kept when whole
-                    // and written in printable ASCII, as every real one is. Its name is `xml` in
-                    // lower case only: XML parsers read `<?XML …?>` or `<?xmL …?>` as a processing
-                    // instruction, which is dropped like any other.
+                    // and written in printable ASCII with `xml` in lower case, as every real one is
+                    // (`<?xmL …?>` is a processing instruction).
                     output.append(contentsOf: declaration)
                 }
                 continue

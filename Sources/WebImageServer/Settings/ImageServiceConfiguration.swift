@@ -32,7 +32,7 @@ public struct ImageServiceConfiguration: Sendable {
     public var jxlEffort = 4
     /// libaom's speed for AVIF 0…9 (imgproxy's `IMGPROXY_AVIF_SPEED`); `nil` (default) = 9 for
     /// results up to 1.2 MP (quality lifted one quantizer step) and 8 above
-    /// (``/WebImage/AVIFEncodeSettings``).
+    /// (`AVIFEncodeSettings`).
     public var avifSpeed: Int?
     /// AVIF chroma subsampling of requests whose `avif_options` leave it out (imgproxy's
     /// `IMGPROXY_AVIF_SUBSAMPLE`): `auto` by default, 4:2:0 below quality 90 and 4:4:4 from it.

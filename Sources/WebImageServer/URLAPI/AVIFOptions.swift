@@ -1,7 +1,7 @@
 import WebImage
 
 /// imgproxy's `avif_options` (`avifo`) and the `avif-subsample` setting: whether an AVIF result
-/// halves its chroma planes (``AVIFEncodeSettings/ChromaSubsampling``); `nil` takes the
+/// halves its chroma planes (`AVIFEncodeSettings/ChromaSubsampling`); `nil` takes the
 /// service's.
 ///
 /// imgproxy's option has one argument, `subsample`: `auto` (4:2:0 below quality 90, 4:4:4 from

@@ -3,7 +3,7 @@ import WebImage
 /// imgproxy's `jpeg_options` (`jpgo`) and the `jpeg-*` settings: every field optional, `nil`
 /// taking the service's setting (the URL's over the service's, field by field).
 ///
-/// `progressive` and `no_subsample` change the file (``JPEGEncodeSettings``).
+/// `progressive` and `no_subsample` change the file (`JPEGEncodeSettings`).
 /// `trellis_quant`, `overshoot_deringing`, `optimize_scans` and `quant_table` are mozjpeg
 /// features that libjpeg-turbo, the JPEG library here, does not have: they are checked and
 /// accepted, and change nothing.

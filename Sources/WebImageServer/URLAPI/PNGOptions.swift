@@ -1,7 +1,7 @@
 import WebImage
 
 /// imgproxy's `png_options` (`pngo`) and the `png-*` settings: interlacing and palette
-/// quantisation (``PNGEncodeSettings``); every field optional, `nil` taking the service's.
+/// quantisation (`PNGEncodeSettings`); every field optional, `nil` taking the service's.
 public struct PNGOptions: Sendable, Hashable {
     public var interlaced: Bool?
     public var quantize: Bool?

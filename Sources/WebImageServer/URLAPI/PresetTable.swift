@@ -10,7 +10,7 @@ public struct PresetTable: Sendable, Hashable {
     public init() {}
 
     /// Adds (or replaces) `name` with `options`, imgproxy's preset syntax: segments separated by
-    /// `/`, e.g. `rs:fill:300:300/q:80`, `-` chaining pipelines (``PipelineChain``). Checks the segments now, so a bad preset fails at start.
+    /// `/`, e.g. `rs:fill:300:300/q:80`, `-` chaining pipelines (`PipelineChain`). Checks the segments now, so a bad preset fails at start.
     public mutating func define(_ name: String, options: String) throws(ImageServiceError) {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw .badOption(option: "preset", reason: "invalid preset name '\(name)'")

@@ -7,7 +7,7 @@ extension ProcessingOptions {
     static let maximumPage = 9_999
 
     /// Options from URL segments: the `default` preset first (if defined), then each segment;
-    /// `-` segments chain pipelines (``PipelineChain``), at most `maxPipelines` of them (0 = no
+    /// `-` segments chain pipelines (`PipelineChain`), at most `maxPipelines` of them (0 = no
     /// limit).
     public static func parse(segments: [String], presets: PresetTable, maxPipelines: Int = 0) throws(ImageServiceError) -> ProcessingOptions {
         var chain = PipelineChain(presets: presets)
@@ -216,7 +216,7 @@ extension ProcessingOptions {
         case "max_result_dimension", "mrd":
             limits.resultDimension = try args.countLimit(allowZero: true)
         case "preset", "pr":
-            // Presets may hold chained pipelines: ``PipelineChain`` expands them.
+            // Presets may hold chained pipelines: `PipelineChain` expands them.
             var chain = PipelineChain(presets: presets, first: self)
             try chain.apply([segment], from: 0, depth: depth)
             guard chain.pipelines.count == 1 else { throw args.bad("a preset with chained pipelines must be used in the URL") }

@@ -114,7 +114,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// service's.
     public var limits = RequestLimits()
     /// The chained pipelines after this one (`/-/`), each applied to the previous one's result;
-    /// their request-wide options are already in this one (``PipelineChain``).
+    /// their request-wide options are already in this one (`PipelineChain`).
     public var chained: [ProcessingOptions] = []
     /// Whether this pipeline or a chained one draws the watermark.
     public var drawsWatermark: Bool { watermark != nil || chained.contains { $0.watermark != nil } }

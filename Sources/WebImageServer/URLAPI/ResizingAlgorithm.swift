@@ -2,15 +2,15 @@ import WebImage
 
 /// imgproxy's `resizing_algorithm` (`ra`): the kernel every resample of the request uses.
 public enum ResizingAlgorithm: String, Sendable, Hashable, CaseIterable {
-    /// The source pixel under each result pixel's centre (``ResizeFilter/nearest``).
+    /// The source pixel under each result pixel's centre (`ResizeFilter/nearest`).
     case nearest
-    /// Triangle filter, widened when shrinking (``ResizeFilter/bilinear``).
+    /// Triangle filter, widened when shrinking (`ResizeFilter/bilinear`).
     case linear
-    /// Catmull-Rom cubic, libvips' `cubic` kernel (``ResizeFilter/catmullRom``).
+    /// Catmull-Rom cubic, libvips' `cubic` kernel (`ResizeFilter/catmullRom`).
     case cubic
-    /// Two-lobe Lanczos (``ResizeFilter/lanczos2``).
+    /// Two-lobe Lanczos (`ResizeFilter/lanczos2`).
     case lanczos2
-    /// Three-lobe Lanczos (``ResizeFilter/lanczos3``), the default.
+    /// Three-lobe Lanczos (`ResizeFilter/lanczos3`), the default.
     case lanczos3
 
     /// Whether the source may be decoded reduced (shrink-on-load): not for `nearest`, whose

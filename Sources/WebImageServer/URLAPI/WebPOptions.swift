@@ -1,7 +1,7 @@
 import WebImage
 
 /// imgproxy's `webp_options` (`webpo`) and the `webp-*` settings: compression method, smart
-/// subsampling and content preset (``WebPEncodeSettings``); every field optional, `nil` taking
+/// subsampling and content preset (`WebPEncodeSettings`); every field optional, `nil` taking
 /// the service's.
 public struct WebPOptions: Sendable, Hashable {
     public var compression: WebPEncodeSettings.Compression?

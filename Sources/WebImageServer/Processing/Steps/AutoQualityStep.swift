@@ -3,7 +3,7 @@ import WebImage
 
 extension ProcessingStep {
     /// `autoquality`/`aq` and `format:best` (SPEC V-15): when the pipeline ends in an encode,
-    /// the result encoded at the quality ``QualitySearch`` finds (for a score method, each
+    /// the result encoded at the quality `QualitySearch` finds (for a score method, each
     /// candidate decoded and its first frame scored with SSIMULACRA2 against the processed
     /// first frame), in the one format asked for or, for `best`, in the smallest of the
     /// candidates (``BestFormatSettings``); without a search, at the request's quality. Leaves

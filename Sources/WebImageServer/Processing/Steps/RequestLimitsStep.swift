@@ -25,7 +25,7 @@ extension ProcessingLimits {
 }
 
 extension ImageProcessor {
-    /// This processor with its limits lowered by the request's (``ProcessingLimits/lowered(by:)``).
+    /// This processor with its limits lowered by the request's (`ProcessingLimits.lowered(by:)`).
     func lowered(by request: RequestLimits) -> ImageProcessor {
         guard !request.isEmpty else { return self }
         var processor = self
