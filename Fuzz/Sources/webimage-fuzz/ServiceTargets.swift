@@ -73,6 +73,12 @@ extension FuzzTarget {
         seeds: { svgSeeds.enumerated().map { ("svg-\($0.offset).svg", Data($0.element.utf8)) } },
         run: { data in
             let once = SVGSanitizer.sanitize(Array(data))
+            // What the sanitiser writes, it keeps as it is: every value it kept is one it would
+            // keep unchanged, so a second pass changes nothing.
+            let twice = SVGSanitizer.sanitize(once)
+            if twice != once {
+                FuzzTarget.finding("sanitising twice changes \(String(decoding: once, as: UTF8.self).debugDescription) into \(String(decoding: twice, as: UTF8.self).debugDescription)")
+            }
             // Text never holds a `<` (it stops there; CDATA is escaped, comments dropped), so
             // these can only be tags.
             // Judged on bytes: a combining mark after `<?xml ` would make it another `Character`.

@@ -131,6 +131,10 @@ extension SVGSanitizer {
             let local = SVGSanitizer.localName(name)
             if SVGSanitizer.hasPrefix(local, "on") { return nil }
             guard let value else { return .some(nil) }
+            // A control character XML forbids (NUL and the other C0 bytes but tab, line feed and
+            // carriage return) makes the document one no XML parser reads; the value is dropped
+            // rather than judged, since nothing reads it the way it is judged.
+            if value.contains(where: Tag.isForbiddenControl) { return nil }
             let squeezed = value.filter { $0 > 0x20 }.map(SVGSanitizer.lower)
             let hasEntity = value.contains(UInt8(ascii: "&"))
             if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(String(decoding: local, as: UTF8.self)) {
@@ -159,6 +163,11 @@ extension SVGSanitizer {
         static func isNameByte(_ byte: UInt8) -> Bool {
             isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
                 || byte == UInt8(ascii: ".")
+        }
+
+        /// A C0 control byte that XML 1.0 allows nowhere (every one but tab, LF and CR).
+        static func isForbiddenControl(_ byte: UInt8) -> Bool {
+            byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
         }
 
         static func isSpace(_ byte: UInt8) -> Bool {

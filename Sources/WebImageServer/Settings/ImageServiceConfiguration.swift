@@ -62,9 +62,10 @@ public struct ImageServiceConfiguration: Sendable {
     public var queue = 64
     /// Requests that may fetch their source while every worker is busy (each then holds its
     /// encoded source until it is rendered): at most `workers + fetchAhead` sources are held at
-    /// once. `nil` (the default) lets every admitted request fetch at once, so fetches overlap
-    /// renders; `0` fetches a source only for a free worker, as imgproxy does, which bounds memory
-    /// by `workers` sources but leaves a worker idle while its source downloads.
+    /// once. `nil` (the default): as many as ``workers`` (``resolvedFetchAhead``), so each worker
+    /// has its next source downloaded while it renders; `0` fetches a source only for a free
+    /// worker, as imgproxy does, which holds at most `workers` sources but leaves a worker idle
+    /// while its source downloads.
     public var fetchAhead: Int?
     /// Bytes of sources requests may hold at once, downloads in flight included (each counted
     /// at `limits.maxSourceBytes` until its source is here, then at its size); a request waits

@@ -25,7 +25,7 @@ public enum ImageServiceSettings {
         Setting(name: "bind", meaning: "HOST:PORT to listen on; port 0 picks a free port", defaultValue: "127.0.0.1:8080", repeatable: false),
         Setting(name: "workers", meaning: "requests processed at once", defaultValue: "the core count", repeatable: false),
         Setting(name: "queue", meaning: "requests allowed to wait; beyond, 429", defaultValue: "64", repeatable: false),
-        Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered); 0 = fetch only for a free worker", defaultValue: "every admitted request", repeatable: false),
+        Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered; the others wait unfetched, 503 with Retry-After when they cannot start in time); 0 = fetch only for a free worker", defaultValue: "the worker count", repeatable: false),
         Setting(name: "max-source-memory", meaning: "bytes of sources requests may hold at once, downloads in flight counted at max-src-bytes; a request waits for room before fetching, and gets 503 with Retry-After when it cannot start in time", defaultValue: "1073741824, or (workers + 1) × max-src-bytes when larger", repeatable: false),
         Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
         Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
