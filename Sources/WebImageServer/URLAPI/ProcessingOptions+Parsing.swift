@@ -71,6 +71,12 @@ extension ProcessingOptions {
                 throw args.bad("page must be a whole number from 0 to \(Self.maximumPage)")
             }
             page = number
+        case "pages", "pgs":
+            try args.requireCount(1...1)
+            guard let number = Int(args.values[0]), number >= 1, number <= Self.maximumPage else {
+                throw args.bad("pages must be a whole number from 1 to \(Self.maximumPage)")
+            }
+            pages = number
         case "enforce_thumbnail", "eth":
             try args.requireCount(1...1)
             enforceThumbnail = try args.bool(0)

@@ -85,6 +85,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `page` (`pg`): the 0-based page of a PDF or TIFF source, or frame of an animated one,
     /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
     public var page: Int?
+    /// `pages` (`pgs`): how many pages of a multi-page source (TIFF) or frames of an animated one
+    /// to take from `page` (default 0). They stay an animation when the result keeps animation,
+    /// and are stacked top to bottom, left-aligned, into one still image otherwise; past the last
+    /// page, the pages there are. `nil` = 1. Not available for a PDF source (one page at a time).
+    public var pages: Int?
     /// `enforce_thumbnail` (`eth`): process the thumbnail embedded in the source (a JPEG's EXIF
     /// thumbnail; a HEIC/HEIF thumbnail, or an AVIF one when libheif decodes AV1) instead of the
     /// main image, when there is one.
@@ -161,6 +166,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
         if let page { parts.append("pg:\(page)") }
+        if let pages { parts.append("pgs:\(pages)") }
         if enforceThumbnail { parts.append("eth:1") }
         if keepCopyright { parts.append("kcr:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
