@@ -107,8 +107,9 @@ extension SVGSanitizer {
                         }
                     }
                     // What is written is judged again: an escape adds a `&`, which the rules
-                    // for links and `url(…)` refuse (an entity could spell a scheme).
-                    if written.count != kept.count, Self.keptValue(name: name, value: written) == nil {
+                    // for links and `url(…)` refuse (an entity could spell a scheme) and CSS
+                    // drops; a value is kept only when its written form would be kept as it is.
+                    if written.count != kept.count, Self.keptValue(name: name, value: written) != .some(written) {
                         out.removeLast(name.count + 1)
                         continue
                     }
