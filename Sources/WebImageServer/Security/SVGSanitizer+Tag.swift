@@ -123,6 +123,10 @@ extension SVGSanitizer {
             return out
         }
 
+        /// Attributes whose value is a link (by local name): kept only when the target is in the
+        /// document (`#…`, whatever follows) or a raster `data:image/…`.
+        static let linkAttributes: Set<String> = ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"]
+
         /// The value to keep for an attribute (`.some(nil)` for one without a value), `nil` to
         /// drop it.
         static func keptValue(name: [UInt8], value: [UInt8]?) -> [UInt8]?? {
@@ -138,7 +142,7 @@ extension SVGSanitizer {
             if value.contains(where: Tag.isForbiddenControl) { return nil }
             let squeezed = value.filter { $0 > 0x20 }.map(SVGSanitizer.lower)
             let hasEntity = value.contains(UInt8(ascii: "&"))
-            if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(String(decoding: local, as: UTF8.self)) {
+            if linkAttributes.contains(String(decoding: local, as: UTF8.self)) {
                 // An entity could spell a scheme; a target that starts with `#` has none.
                 let fragment = value.first { !Tag.isSpace($0) } == UInt8(ascii: "#")
                 guard SVGSanitizer.isLocalReference(String(decoding: value, as: UTF8.self)), fragment || !hasEntity else { return nil }
