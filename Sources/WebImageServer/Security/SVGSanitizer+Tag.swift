@@ -107,8 +107,9 @@ extension SVGSanitizer {
                         }
                     }
                     // What is written is judged again: an escape adds a `&`, which the rules
-                    // for links and `url(…)` refuse (an entity could spell a scheme).
-                    if written.count != kept.count, Self.keptValue(name: name, value: written) == nil {
+                    // for links and `url(…)` refuse (an entity could spell a scheme) and CSS
+                    // drops; a value is kept only when its written form would be kept as it is.
+                    if written.count != kept.count, Self.keptValue(name: name, value: written) != .some(written) {
                         out.removeLast(name.count + 1)
                         continue
                     }
@@ -121,6 +122,10 @@ extension SVGSanitizer {
             out.append(UInt8(ascii: ">"))
             return out
         }
+
+        /// Attributes whose value is a link (by local name): kept only when the target is in the
+        /// document (`#…`, whatever follows) or a raster `data:image/…`.
+        static let linkAttributes: Set<String> = ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"]
 
         /// The value to keep for an attribute (`.some(nil)` for one without a value), `nil` to
         /// drop it.
@@ -137,7 +142,7 @@ extension SVGSanitizer {
             if value.contains(where: Tag.isForbiddenControl) { return nil }
             let squeezed = value.filter { $0 > 0x20 }.map(SVGSanitizer.lower)
             let hasEntity = value.contains(UInt8(ascii: "&"))
-            if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(String(decoding: local, as: UTF8.self)) {
+            if linkAttributes.contains(String(decoding: local, as: UTF8.self)) {
                 // An entity could spell a scheme; a target that starts with `#` has none.
                 let fragment = value.first { !Tag.isSpace($0) } == UInt8(ascii: "#")
                 guard SVGSanitizer.isLocalReference(String(decoding: value, as: UTF8.self)), fragment || !hasEntity else { return nil }
