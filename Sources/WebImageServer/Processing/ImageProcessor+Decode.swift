@@ -10,8 +10,11 @@ extension ImageProcessor {
     }
 
     /// Decodes `data`, already detected as `format`, as ``decode(_:options:keepAnimation:)`` does.
-    func decode(_ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
+    func decode(
+        _ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool, dynamicRange: DynamicRange = .standard
+    ) throws(ImageServiceError) -> DecodedSource {
         var decodeOptions = DecodeOptions()
+        decodeOptions.dynamicRange = dynamicRange
         decodeOptions.applyOrientation = options.autoRotate ?? true
         decodeOptions.colorManagement = (options.stripColorProfile ?? stripColorProfile) ? .convertToSRGB : .preserve
         decodeOptions.firstFrameOnly = !keepAnimation
@@ -23,7 +26,7 @@ extension ImageProcessor {
                 source.stacksPages = pages > 1 && !keepAnimation
                 return source
             }
-            if shrinkOnLoad, options.resizingAlgorithm.allowsReducedDecode, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
+            if shrinkOnLoad, options.resizingAlgorithm.allowsReducedDecode, dynamicRange == .standard || format != .png, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
                 return reduced
             }
             return DecodedSource(image: try decodeWhole(data, format: format, options: decodeOptions), reduction: nil)

@@ -16,6 +16,8 @@ struct ImageProcessor: Sendable {
     /// The service's `strip-color-profile` setting: convert to sRGB (default) or keep the
     /// source's profile, when the URL has no `scp` option.
     var stripColorProfile = true
+    /// The service's `preserve-hdr` setting, for requests without a `preserve_hdr` option.
+    var preserveHDR = false
     /// JPEG XL's encoding effort (the `jxl-effort` setting).
     var jxlEffort = 4
     /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
@@ -96,7 +98,9 @@ struct ImageProcessor: Sendable {
             image = try whole.decode(thumbnail.data, format: .jpeg, options: options, keepAnimation: false)
             if options.autoRotate ?? true { image.pendingOrientation = thumbnail.orientation }
         } else {
-            image = try decode(data, format: sourceFormat, options: options, keepAnimation: animate)
+            image = try decode(
+                data, format: sourceFormat, options: options, keepAnimation: animate,
+                dynamicRange: dynamicRange(for: options, output: best == nil ? format : nil))
         }
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)

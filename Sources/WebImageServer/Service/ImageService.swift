@@ -58,6 +58,7 @@ public final class ImageService: Sendable {
             avifSpeed: configuration.avifSpeed, avifOptions: configuration.avifOptions, autoquality: configuration.autoquality,
             autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
         processor.unsharpMasking = configuration.unsharpMasking
+        processor.preserveHDR = configuration.preserveHDR
         processor.jpegOptions = configuration.jpegOptions
         processor.pngOptions = configuration.pngOptions
         processor.webpOptions = configuration.webpOptions

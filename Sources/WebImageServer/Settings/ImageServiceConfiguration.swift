@@ -23,6 +23,10 @@ public struct ImageServiceConfiguration: Sendable {
     /// `IMGPROXY_STRIP_COLOR_PROFILE`, default on); off, results keep the source's colours and
     /// embed its profile. The `strip_color_profile` (`scp`) URL option overrides it.
     public var stripColorProfile = true
+    /// Keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results (imgproxy 4's
+    /// `IMGPROXY_PRESERVE_HDR`, default off: results are tone-mapped to SDR). The
+    /// `preserve_hdr` URL option overrides it.
+    public var preserveHDR = false
     /// Negotiate AVIF from `Accept` when no format is given (before WebP).
     public var autoAVIF = true
     /// Negotiate JPEG XL from `Accept` when no format is given (before AVIF; imgproxy's

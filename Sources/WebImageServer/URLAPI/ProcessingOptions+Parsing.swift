@@ -184,6 +184,9 @@ extension ProcessingOptions {
             try args.requireCount(1...2)
             cropAspectRatio = try args.number(0, in: 0...10_000, "aspect ratio")
             cropAspectRatioEnlarge = args.nonEmpty(1) == nil ? false : try args.bool(1)
+        case "preserve_hdr":
+            try args.requireCount(1...1)
+            preserveHDR = try args.bool(0)
         case "disable_animation", "da":
             try args.requireCount(1...1)
             disableAnimation = try args.bool(0)

@@ -97,6 +97,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
     public var keepCopyright = false
+    /// `preserve_hdr` (imgproxy 4): keep a PQ or HLG source's HDR signal and its bit depth
+    /// (more than 8 bits a channel) in an output that can carry them — PNG (16-bit with `cICP`),
+    /// AVIF (10/12-bit with `nclx`) and JPEG XL (16-bit) — instead of tone-mapping to SDR; other outputs are
+    /// tone-mapped as without it. `nil` = the service's `preserve-hdr` setting (off).
+    public var preserveHDR: Bool?
     /// `disable_animation` (`da`): treat every source as a still image, its first frame (or
     /// the `page` asked for).
     public var disableAnimation = false
@@ -173,6 +178,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let limits = limits.canonicalText { parts.append(limits) }
         if let colors = colorFilters.canonicalText { parts.append(colors) }
         if disableAnimation { parts.append("da:1") }
+        if let preserveHDR { parts.append("preserve_hdr:\(preserveHDR)") }
         if let avif = avifOptions.canonicalText { parts.append(avif) }
         if cropAspectRatio > 0 { parts.append("car:\(cropAspectRatio):\(cropAspectRatioEnlarge)") }
         if let fallbackImageURL { parts.append("fiu:" + Base64URL.encode(Array(fallbackImageURL.utf8))) }
