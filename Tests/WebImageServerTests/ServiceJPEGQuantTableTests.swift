@@ -45,20 +45,20 @@ import WebImageTesting
         let plain = try #require(try await jpeg(harness, "q:50"))
         let annexK = Self.quantTables(plain)
         #expect(annexK[0]?.first == 16 && annexK[0]?.contains(121) == true, "Annex K's luma table at quality 50: \(annexK)")
-        let flat = try #require(try await jpeg(harness, "q:50/jpgo:::::1"))
+        let flat = try #require(try await jpeg(harness, "q:50/jpgo::::::1"))
         let tables = Self.quantTables(flat)
         #expect(tables.count == 2)
         #expect(tables.values.allSatisfy { $0 == [UInt8](repeating: 16, count: 64) }, "\(tables)")
         // libjpeg's quality curve: quality 75 scales by 50 %, a step of 8.
-        let flat75 = try #require(try await jpeg(harness, "q:75/jpgo:::::1"))
+        let flat75 = try #require(try await jpeg(harness, "q:75/jpgo::::::1"))
         #expect(Self.quantTables(flat75).values.allSatisfy { $0 == [UInt8](repeating: 8, count: 64) })
         #expect(try TestImages.decode(flat).pixelSize == PixelSize(width: 64, height: 48))
-        let progressiveFlat = try #require(try await jpeg(harness, "q:50/jpgo:1:1:::1"))
+        let progressiveFlat = try #require(try await jpeg(harness, "q:50/jpgo:1:1::::1"))
         #expect(ServiceEncoderOptionsTests.startOfFrame(progressiveFlat)?.marker == 0xC2)
         #expect(ServiceEncoderOptionsTests.startOfFrame(progressiveFlat)?.sampling == [0x11, 0x11, 0x11])
         #expect(Self.quantTables(progressiveFlat).values.allSatisfy { $0 == [UInt8](repeating: 16, count: 64) })
         for table in [0, 2, 8] {
-            let other = try #require(try await jpeg(harness, "q:50/jpgo:::::\(table)"))
+            let other = try #require(try await jpeg(harness, "q:50/jpgo::::::\(table)"))
             #expect(Self.quantTables(other) == annexK, "table \(table)")
         }
         #expect(harness.origin.requestCount("/src.png") == 7)
@@ -70,7 +70,7 @@ import WebImageTesting
         defer { Task { await harness.stop() } }
         let byDefault = try #require(try await jpeg(harness, "q:50"))
         #expect(Self.quantTables(byDefault).values.allSatisfy { $0 == [UInt8](repeating: 16, count: 64) })
-        let annexK = try #require(try await jpeg(harness, "q:50/jpgo:::::0"))
+        let annexK = try #require(try await jpeg(harness, "q:50/jpgo::::::0"))
         #expect(Self.quantTables(annexK)[0]?.contains(121) == true, "the URL's table over the setting's")
         #expect(harness.origin.requestCount("/src.png") == 2)
     }
