@@ -46,7 +46,7 @@ final class SVGOverrunLimiter: Sendable {
     fileprivate func remove() { running.withLock { $0 -= 1 } }
 }
 
-/// Runs `work` on a thread of its own and waits at most the budget's ``SVGRenderBudget/maxDuration``
+/// Runs `work` on a thread of its own (``SVGDrawingThread``) and waits at most the budget's ``SVGRenderBudget/maxDuration``
 /// (the third layer of ``SVGRenderBudget``).
 enum SVGBudgetedRun {
     /// Where a run stands; the waiting caller and the thread settle it under one lock.
@@ -62,8 +62,12 @@ enum SVGBudgetedRun {
     }
 
     /// The result of `work`, or `timedOut(.render(seconds:))` when it did not finish in time
-    /// (it is then abandoned: it runs on, counted by `limiter`, and its result is dropped) or
-    /// when `limiter` already counts `budget.maxOverrunning` abandoned runs.
+    /// (it is then abandoned: it runs on, counted by `limiter`, and its result is dropped), when
+    /// `limiter` already counts `budget.maxOverrunning` abandoned runs, or when the system
+    /// cannot start a thread for it.
+    ///
+    /// When `work` finishes in time, its thread has ended by the time this returns: nothing
+    /// `work` captured (the caller's document) or returned is still held by it.
     static func run<Value: Sendable>(
         budget: SVGRenderBudget, limiter: SVGOverrunLimiter = .shared,
         _ work: @escaping @Sendable (SVGDrawingDeadline) throws -> Value
@@ -72,20 +76,23 @@ enum SVGBudgetedRun {
         let deadline = SVGDrawingDeadline(seconds: budget.maxDuration)
         let outcome = Outcome<Value>()
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            let result = Result { try work(deadline) }
-            outcome.state.withLock { state in
-                if case .abandoned = state {
-                    limiter.remove()
-                } else {
-                    state = .finished(result)
+        let thread: SVGDrawingThread
+        do {
+            // librsvg recurses through the document tree; give it the stack of a main thread.
+            thread = try SVGDrawingThread(stackSize: 16 * 1024 * 1024) {
+                let result = Result { try work(deadline) }
+                outcome.state.withLock { state in
+                    if case .abandoned = state {
+                        limiter.remove()
+                    } else {
+                        state = .finished(result)
+                    }
                 }
+                done.signal()
             }
-            done.signal()
+        } catch {
+            throw budget.timedOut
         }
-        // librsvg recurses through the document tree; give it the stack of a main thread.
-        thread.stackSize = 16 * 1024 * 1024
-        thread.start()
         let waited = done.wait(timeout: .now() + .milliseconds(SVGDrawingDeadline.milliseconds(budget.maxDuration)))
         let result: Result<Value, any Error>? = outcome.state.withLock { state in
             switch state {
@@ -99,9 +106,13 @@ enum SVGBudgetedRun {
             }
         }
         guard let result else {
+            thread.detach()
             deadline.abandon()
             throw budget.timedOut
         }
+        // Settled: wait the moment it takes the thread to end, so that it does not let go of
+        // the work's captures and result after this call has returned.
+        thread.join()
         return try result.get()
     }
 }
