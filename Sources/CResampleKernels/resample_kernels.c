@@ -81,6 +81,41 @@ static void vertical_portable(
     }
 }
 
+// MARK: Premultiplied rows (portable)
+
+/// Channel `c` of pixel `x` in the pair layout of `wi_resample_horizontal_premultiplied`.
+#define WI_PAIR(pairs, x, c) (pairs)[((x) >> 1) * 8 + (c) * 2 + ((x) & 1)]
+
+/// Pixels `from..<to` of `row` premultiplied into `pairs` (`x·a − 32768` per lane, 255 for
+/// alpha's `x`). Returns whether their alpha bytes are all 255.
+static int load_premultiplied_portable(const uint8_t *row, ptrdiff_t from, ptrdiff_t to, int16_t *pairs) {
+    uint8_t alpha = 255;
+    for (ptrdiff_t x = from; x < to; x++) {
+        const uint8_t *p = row + x * 4;
+        const int32_t a = p[3];
+        alpha &= p[3];
+        WI_PAIR(pairs, x, 0) = (int16_t)(p[0] * a - 32768);
+        WI_PAIR(pairs, x, 1) = (int16_t)(p[1] * a - 32768);
+        WI_PAIR(pairs, x, 2) = (int16_t)(p[2] * a - 32768);
+        WI_PAIR(pairs, x, 3) = (int16_t)(255 * a - 32768);
+    }
+    return alpha == 255;
+}
+
+static void convolve_premultiplied_portable(
+    const int16_t *pairs, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, float *out) {
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        int32_t sum[4] = {0, 0, 0, 0};
+        for (ptrdiff_t k = 0; k < counts[i]; k++) {
+            const int32_t w = tap(weights, block_stride, i, starts[i], k);
+            const ptrdiff_t x = starts[i] + k;
+            for (int c = 0; c < 4; c++) sum[c] += (int32_t)WI_PAIR(pairs, x, c) * w;
+        }
+        for (int c = 0; c < 4; c++) out[i * 4 + c] = ((float)sum[c] + bias) * scale;
+    }
+}
+
 // MARK: AVX2
 
 #if WI_X86
@@ -194,6 +229,87 @@ static int horizontal_avx512(
 }
 
 #undef WI_HORIZONTAL_BODY
+
+/// `load_premultiplied_portable` four pixels at a time: the bytes reordered into pairs,
+/// widened, times `[a a a 255]` per pixel (the products fit 16 bits unsigned), then the sign
+/// bit flipped, which subtracts 32768.
+__attribute__((target("avx2")))
+static int load_premultiplied_avx2(const uint8_t *row, ptrdiff_t from, ptrdiff_t to, int16_t *pairs) {
+    const __m128i order = _mm_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+    const __m256i alphas = _mm256_setr_epi8(
+        12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, -1, -1, -1, -1,
+        12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, -1, -1, -1, -1);
+    const __m256i opaque = _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 255, 255, 0, 0, 0, 0, 0, 0, 255, 255);
+    const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    __m128i all = _mm_set1_epi8(-1);
+    ptrdiff_t x = from;
+    for (; x + 4 <= to; x += 4) {
+        const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + x * 4));
+        all = _mm_and_si128(all, bytes);
+        const __m256i v = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(bytes, order));
+        const __m256i m = _mm256_or_si256(_mm256_shuffle_epi8(v, alphas), opaque);
+        _mm256_storeu_si256((__m256i *)(pairs + x * 4), _mm256_xor_si256(_mm256_mullo_epi16(v, m), flip));
+    }
+    const int allOpaque = (_mm_movemask_epi8(_mm_cmpeq_epi8(all, _mm_set1_epi8(-1))) & 0x8888) == 0x8888;
+    return load_premultiplied_portable(row, x, to, pairs) && allOpaque;
+}
+
+/// One output's sums over `blocks` blocks of pair-layout values from `p` (the output's even
+/// start): the layout is the weights', so there is nothing to reorder.
+__attribute__((target("avx2")))
+static inline __m128i pair_taps_avx2(const int16_t *p, const int16_t *weights, ptrdiff_t blocks) {
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    for (ptrdiff_t b = 0; b < blocks; b++) {
+        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(
+            _mm256_loadu_si256((const __m256i *)(p + b * 32)), _mm256_loadu_si256((const __m256i *)(weights + b * 32))));
+        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(
+            _mm256_loadu_si256((const __m256i *)(p + b * 32 + 16)),
+            _mm256_loadu_si256((const __m256i *)(weights + b * 32 + 16))));
+    }
+    const __m256i acc = _mm256_add_epi32(acc0, acc1);
+    return _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+}
+
+__attribute__((target("avx2,avx512f,avx512bw")))
+static inline __m128i pair_taps_avx512(const int16_t *p, const int16_t *weights, ptrdiff_t blocks) {
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    ptrdiff_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(p + b * 32), _mm512_loadu_si512(weights + b * 32)));
+        acc1 = _mm512_add_epi32(
+            acc1, _mm512_madd_epi16(_mm512_loadu_si512(p + b * 32 + 32), _mm512_loadu_si512(weights + b * 32 + 32)));
+    }
+    if (b < blocks)
+        acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(p + b * 32), _mm512_loadu_si512(weights + b * 32)));
+    const __m512i acc = _mm512_add_epi32(acc0, acc1);
+    const __m256i quarter = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(quarter), _mm256_extracti128_si256(quarter, 1));
+}
+
+#define WI_PREMULTIPLIED_BODY(TAPS)                                                                                 \
+    const __m128 biases = _mm_set1_ps(bias), scales = _mm_set1_ps(scale);                                          \
+    for (ptrdiff_t i = 0; i < outputs; i++) {                                                                       \
+        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;                                                          \
+        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;                                             \
+        const __m128i sum = TAPS(pairs + start * 4, weights + i * block_stride * 32, blocks);                       \
+        _mm_storeu_ps(out + i * 4, _mm_mul_ps(_mm_add_ps(_mm_cvtepi32_ps(sum), biases), scales));                   \
+    }
+
+__attribute__((target("avx2")))
+static void convolve_premultiplied_avx2(
+    const int16_t *pairs, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, float *out) {
+    WI_PREMULTIPLIED_BODY(pair_taps_avx2)
+}
+
+__attribute__((target("avx2,avx512f,avx512bw")))
+static void convolve_premultiplied_avx512(
+    const int16_t *pairs, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, float *out) {
+    WI_PREMULTIPLIED_BODY(pair_taps_avx512)
+}
+
+#undef WI_PREMULTIPLIED_BODY
 
 __attribute__((target("avx2")))
 static void vertical_avx2(
@@ -361,6 +477,32 @@ int wi_resample_horizontal(
     (void)row_width;
     (void)scratch;
     return horizontal_portable(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
+}
+
+int wi_resample_horizontal_premultiplied(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, float *out) {
+    (void)row_width;
+    if (outputs <= 0) return 1;
+    // The same two constants for every kernel set, so that they all round alike.
+    const float bias = (float)((int64_t)32768 << precision);
+    const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 1 || level == 3) {
+        const int opaque = load_premultiplied_avx2(row, span_start, span_end, pairs);
+        if (level == 3) {
+            convolve_premultiplied_avx512(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out);
+        } else {
+            convolve_premultiplied_avx2(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out);
+        }
+        return opaque;
+    }
+#endif
+    const int opaque = load_premultiplied_portable(row, span_start, span_end, pairs);
+    convolve_premultiplied_portable(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out);
+    return opaque;
 }
 
 void wi_resample_vertical(
