@@ -55,6 +55,21 @@ int wi_resample_horizontal_premultiplied(
     const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
     int16_t *pairs, float *out);
 
+/// `wi_resample_horizontal_premultiplied` emitting, instead of floats `v`, the `int16` values
+/// `lrintf(v · 128) − 16384` (saturated) that `wi_resample_vertical_premultiplied` reads.
+int wi_resample_horizontal_premultiplied16(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, int16_t *out);
+
+/// The vertical fixed-point pass over rows of `wi_resample_horizontal_premultiplied16`, as
+/// `wi_resample_vertical` but with each pixel's sums taken as premultiplied floats,
+/// `v = sum / 2^shift + 128`, and stored straight: transparent black when alpha is below 0.5,
+/// else each colour times `255 / min(alpha, 255)`, plus 0.5, clamped to 0…255 and truncated.
+void wi_resample_vertical_premultiplied(
+    int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    uint8_t *out);
+
 /// The vertical fixed-point pass: one output row of `width` RGBA8 pixels from `pair_count`
 /// pairs of filtered rows (`rows[2t]`, `rows[2t + 1]`, `width * 4` `int16` each) and their
 /// weights (`weights[8t]` and `weights[8t + 1]`: the layout of eight `int16` per pair):

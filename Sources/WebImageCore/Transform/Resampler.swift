@@ -105,6 +105,9 @@ public struct Resampler: Sendable {
                     && PixelPairs.areOpaque(
                         base + (yTable.firstInput * sw + xTable.firstInput) * 4, count: xTable.endInput - xTable.firstInput)
                     ? OpaqueRows(yTable) : nil
+                // Rows with transparency in fixed point in both passes too, when the
+                // premultiplied horizontal values fit the vertical pass's Int16.
+                let yPremultiplied = !skipY && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
                 // One horizontally filtered source row, premultiplied, `dw` values: on exact
                 // premultiplied integers (``PremultipliedKernel``) when its weights fit; else
                 // opaque rows (every alpha 255, checked per row) through the 16-bit fixed-point
@@ -147,6 +150,12 @@ public struct Resampler: Sendable {
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
+                    if let xPremultiplied, let yPremultiplied {
+                        Self.resamplePremultiplied(
+                            rows, of: base, width: sw, xTable: xTable, xKernel: xPremultiplied, yTable: yTable,
+                            yWeights: yPremultiplied, into: outBase, width: dw, level: level, cancellation: cancellation)
+                        return
+                    }
                     // Zero beyond what rows load into them: the grouped convolutions read up to
                     // `xTable.stride` values past an output's first input.
                     let lineCount = sw + xTable.stride
@@ -333,6 +342,46 @@ public struct Resampler: Sendable {
             }
         }
         return rows.upperBound
+    }
+
+    /// Output rows `rows` from source rows that may have transparency, in fixed point in both
+    /// passes: ``PremultipliedKernel`` horizontally into a ring of ``OpaqueRows`` values, then
+    /// the vertical weights and one division by alpha per pixel, streaming as `resample` does.
+    private static func resamplePremultiplied(
+        _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xKernel: PremultipliedKernel,
+        yTable: KernelTable, yWeights: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int,
+        level: Int32, cancellation: WorkCancellation?
+    ) {
+        let pairCount = PremultipliedKernel.pairCount(width: sw)
+        let pairs = UnsafeMutablePointer<Int16>.allocate(capacity: pairCount)
+        pairs.initialize(repeating: 0, count: pairCount)
+        defer { pairs.deallocate() }
+        let capacity = yTable.stride
+        let ring = UnsafeMutablePointer<SIMD4<Int16>>.allocate(capacity: capacity * dw)
+        defer { ring.deallocate() }
+        // One more than the taps: an odd count's last pair reads a row with weight zero.
+        let taps = UnsafeMutablePointer<UnsafePointer<Int16>?>.allocate(capacity: capacity + 1)
+        defer { taps.deallocate() }
+        var ringStart = 0, ringEnd = 0
+        for y in rows {
+            if cancellation?.isCancelled == true { return }
+            let start = yTable.starts[y]
+            let count = yTable.counts[y]
+            if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
+            while ringEnd < start + count {
+                _ = xKernel.filter16(
+                    level: level, base + ringEnd * sw * 4, width: sw, table: xTable, pairs: pairs,
+                    into: ring + (ringEnd % capacity) * dw)
+                ringEnd += 1
+                ringStart = max(ringStart, ringEnd - capacity)
+            }
+            for k in 0..<count {
+                taps[k] = UnsafeRawPointer(ring + ((start + k) % capacity) * dw).assumingMemoryBound(to: Int16.self)
+            }
+            taps[count] = taps[count - 1]
+            PremultipliedKernel.resampleVertical(
+                level: level, taps, count: count, weights: yWeights, output: y, width: dw, into: outBase + y * dw * 4)
+        }
     }
 
     /// The region clipped to the image; the whole image when `nil` or empty after clipping.
