@@ -7,6 +7,8 @@
 // says it can. arm64: NEON is part of the baseline, so no check is needed.
 #include "resample_kernels.h"
 
+#include <math.h>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #include <stdlib.h>
@@ -78,6 +80,83 @@ static void vertical_portable(
         }
         int32_t v = ((sum + half) >> shift) + 128;
         out[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+}
+
+// MARK: Premultiplied rows (portable)
+
+/// Channel `c` of pixel `x` in the pair layout of `wi_resample_horizontal_premultiplied`.
+#define WI_PAIR(pairs, x, c) (pairs)[((x) >> 1) * 8 + (c) * 2 + ((x) & 1)]
+
+/// Pixels `from..<to` of `row` premultiplied into `pairs` (`x·a − 32768` per lane, 255 for
+/// alpha's `x`). Returns whether their alpha bytes are all 255.
+static int load_premultiplied_portable(const uint8_t *row, ptrdiff_t from, ptrdiff_t to, int16_t *pairs) {
+    uint8_t alpha = 255;
+    for (ptrdiff_t x = from; x < to; x++) {
+        const uint8_t *p = row + x * 4;
+        const int32_t a = p[3];
+        alpha &= p[3];
+        WI_PAIR(pairs, x, 0) = (int16_t)(p[0] * a - 32768);
+        WI_PAIR(pairs, x, 1) = (int16_t)(p[1] * a - 32768);
+        WI_PAIR(pairs, x, 2) = (int16_t)(p[2] * a - 32768);
+        WI_PAIR(pairs, x, 3) = (int16_t)(255 * a - 32768);
+    }
+    return alpha == 255;
+}
+
+static void convolve_premultiplied_portable(
+    const int16_t *pairs, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, float *out, int16_t *out16) {
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        int32_t sum[4] = {0, 0, 0, 0};
+        for (ptrdiff_t k = 0; k < counts[i]; k++) {
+            const int32_t w = tap(weights, block_stride, i, starts[i], k);
+            const ptrdiff_t x = starts[i] + k;
+            for (int c = 0; c < 4; c++) sum[c] += (int32_t)WI_PAIR(pairs, x, c) * w;
+        }
+        for (int c = 0; c < 4; c++) {
+            const float v = ((float)sum[c] + bias) * scale;
+            if (out16) {
+                const long q = lrintf(v * 128.0f) - 16384;
+                out16[i * 4 + c] = (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+            } else {
+                out[i * 4 + c] = v;
+            }
+        }
+    }
+}
+
+/// Straight RGBA8 from a premultiplied pixel in 0…255 units, as the Swift `Premultiplied.store`:
+/// transparent black when alpha is below 0.5, else each colour times 255 / min(alpha, 255),
+/// plus 0.5, clamped to 0…255 and truncated.
+static inline void unpremultiply_portable(const float v[4], uint8_t *out) {
+    const float a = v[3];
+    if (!(a >= 0.5f)) {
+        out[0] = out[1] = out[2] = out[3] = 0;
+        return;
+    }
+    const float s = 255.0f / (a < 255.0f ? a : 255.0f);
+    for (int c = 0; c < 4; c++) {
+        float r = v[c] * (c == 3 ? 1.0f : s) + 0.5f;
+        r = r > 0.0f ? r : 0.0f;
+        r = r < 255.0f ? r : 255.0f;
+        out[c] = (uint8_t)r;
+    }
+}
+
+/// `wi_resample_vertical_premultiplied` one pixel at a time.
+static void vertical_premultiplied_portable(
+    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, float scale, uint8_t *out) {
+    for (ptrdiff_t x = 0; x < width; x++) {
+        float v[4];
+        for (int c = 0; c < 4; c++) {
+            int32_t sum = 0;
+            for (ptrdiff_t t = 0; t < pair_count; t++) {
+                sum += (int32_t)rows[2 * t][x * 4 + c] * weights[8 * t] + (int32_t)rows[2 * t + 1][x * 4 + c] * weights[8 * t + 1];
+            }
+            v[c] = (float)sum * scale + 128.0f;
+        }
+        unpremultiply_portable(v, out + x * 4);
     }
 }
 
@@ -195,6 +274,93 @@ static int horizontal_avx512(
 
 #undef WI_HORIZONTAL_BODY
 
+/// `load_premultiplied_portable` four pixels at a time: the bytes reordered into pairs,
+/// widened, times `[a a a 255]` per pixel (the products fit 16 bits unsigned), then the sign
+/// bit flipped, which subtracts 32768.
+__attribute__((target("avx2")))
+static int load_premultiplied_avx2(const uint8_t *row, ptrdiff_t from, ptrdiff_t to, int16_t *pairs) {
+    const __m128i order = _mm_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+    const __m256i alphas = _mm256_setr_epi8(
+        12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, -1, -1, -1, -1,
+        12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, -1, -1, -1, -1);
+    const __m256i opaque = _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 255, 255, 0, 0, 0, 0, 0, 0, 255, 255);
+    const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    __m128i all = _mm_set1_epi8(-1);
+    ptrdiff_t x = from;
+    for (; x + 4 <= to; x += 4) {
+        const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + x * 4));
+        all = _mm_and_si128(all, bytes);
+        const __m256i v = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(bytes, order));
+        const __m256i m = _mm256_or_si256(_mm256_shuffle_epi8(v, alphas), opaque);
+        _mm256_storeu_si256((__m256i *)(pairs + x * 4), _mm256_xor_si256(_mm256_mullo_epi16(v, m), flip));
+    }
+    const int allOpaque = (_mm_movemask_epi8(_mm_cmpeq_epi8(all, _mm_set1_epi8(-1))) & 0x8888) == 0x8888;
+    return load_premultiplied_portable(row, x, to, pairs) && allOpaque;
+}
+
+/// One output's sums over `blocks` blocks of pair-layout values from `p` (the output's even
+/// start): the layout is the weights', so there is nothing to reorder.
+__attribute__((target("avx2")))
+static inline __m128i pair_taps_avx2(const int16_t *p, const int16_t *weights, ptrdiff_t blocks) {
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    for (ptrdiff_t b = 0; b < blocks; b++) {
+        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(
+            _mm256_loadu_si256((const __m256i *)(p + b * 32)), _mm256_loadu_si256((const __m256i *)(weights + b * 32))));
+        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(
+            _mm256_loadu_si256((const __m256i *)(p + b * 32 + 16)),
+            _mm256_loadu_si256((const __m256i *)(weights + b * 32 + 16))));
+    }
+    const __m256i acc = _mm256_add_epi32(acc0, acc1);
+    return _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+}
+
+__attribute__((target("avx2,avx512f,avx512bw")))
+static inline __m128i pair_taps_avx512(const int16_t *p, const int16_t *weights, ptrdiff_t blocks) {
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    ptrdiff_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(p + b * 32), _mm512_loadu_si512(weights + b * 32)));
+        acc1 = _mm512_add_epi32(
+            acc1, _mm512_madd_epi16(_mm512_loadu_si512(p + b * 32 + 32), _mm512_loadu_si512(weights + b * 32 + 32)));
+    }
+    if (b < blocks)
+        acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(p + b * 32), _mm512_loadu_si512(weights + b * 32)));
+    const __m512i acc = _mm512_add_epi32(acc0, acc1);
+    const __m256i quarter = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(quarter), _mm256_extracti128_si256(quarter, 1));
+}
+
+#define WI_PREMULTIPLIED_BODY(TAPS)                                                                                 \
+    const __m128 biases = _mm_set1_ps(bias), scales = _mm_set1_ps(scale);                                          \
+    for (ptrdiff_t i = 0; i < outputs; i++) {                                                                       \
+        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;                                                          \
+        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;                                             \
+        const __m128i sum = TAPS(pairs + start * 4, weights + i * block_stride * 32, blocks);                       \
+        const __m128 v = _mm_mul_ps(_mm_add_ps(_mm_cvtepi32_ps(sum), biases), scales);                             \
+        if (out16) {                                                                                                \
+            const __m128i q = _mm_sub_epi32(_mm_cvtps_epi32(_mm_mul_ps(v, _mm_set1_ps(128.0f))), _mm_set1_epi32(16384)); \
+            _mm_storel_epi64((__m128i *)(out16 + i * 4), _mm_packs_epi32(q, q));                                    \
+        } else {                                                                                                    \
+            _mm_storeu_ps(out + i * 4, v);                                                                          \
+        }                                                                                                           \
+    }
+
+__attribute__((target("avx2")))
+static void convolve_premultiplied_avx2(
+    const int16_t *pairs, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, float *out, int16_t *out16) {
+    WI_PREMULTIPLIED_BODY(pair_taps_avx2)
+}
+
+__attribute__((target("avx2,avx512f,avx512bw")))
+static void convolve_premultiplied_avx512(
+    const int16_t *pairs, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, float *out, int16_t *out16) {
+    WI_PREMULTIPLIED_BODY(pair_taps_avx512)
+}
+
+#undef WI_PREMULTIPLIED_BODY
+
 __attribute__((target("avx2")))
 static void vertical_avx2(
     const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
@@ -236,6 +402,56 @@ static void vertical_avx2(
         const int16_t *tails[2 * 64];
         for (ptrdiff_t t = 0; t < 2 * pair_count; t++) tails[t] = rows[t] + x * 4;
         vertical_portable(tails, weights, pair_count, width - x, shift, out + x * 4);
+    }
+}
+
+/// Two pixels' premultiplied values (one per 128-bit lane) as straight RGBA8 in the low bytes
+/// of each int32, as `unpremultiply_portable`.
+__attribute__((target("avx2")))
+static inline __m256i unpremultiply_avx2(__m256 v) {
+    const __m256 alpha = _mm256_permute_ps(v, 0xFF);
+    const __m256 s = _mm256_div_ps(_mm256_set1_ps(255.0f), _mm256_min_ps(alpha, _mm256_set1_ps(255.0f)));
+    const __m256 m = _mm256_blend_ps(s, _mm256_set1_ps(1.0f), 0x88);
+    __m256 r = _mm256_add_ps(_mm256_mul_ps(v, m), _mm256_set1_ps(0.5f));
+    r = _mm256_min_ps(_mm256_max_ps(r, _mm256_setzero_ps()), _mm256_set1_ps(255.0f));
+    r = _mm256_and_ps(r, _mm256_cmp_ps(alpha, _mm256_set1_ps(0.5f), _CMP_GE_OQ));
+    return _mm256_cvttps_epi32(r);
+}
+
+__attribute__((target("avx2")))
+static void vertical_premultiplied_avx2(
+    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, float scale, uint8_t *out) {
+    const __m256 scales = _mm256_set1_ps(scale), bias = _mm256_set1_ps(128.0f);
+    const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    ptrdiff_t x = 0;
+    // As `vertical_avx2`, then each pixel's sums to floats and divided by its alpha.
+    for (; x + 8 <= width; x += 8) {
+        __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+        __m256i a2 = _mm256_setzero_si256(), a3 = _mm256_setzero_si256();
+        for (ptrdiff_t t = 0; t < pair_count; t++) {
+            const int16_t *r0 = rows[2 * t] + x * 4, *r1 = rows[2 * t + 1] + x * 4;
+            int32_t wpair;
+            memcpy(&wpair, weights + 8 * t, 4);
+            const __m256i w = _mm256_set1_epi32(wpair);
+            const __m256i p0 = _mm256_loadu_si256((const __m256i *)r0), q0 = _mm256_loadu_si256((const __m256i *)r1);
+            const __m256i p1 = _mm256_loadu_si256((const __m256i *)(r0 + 16));
+            const __m256i q1 = _mm256_loadu_si256((const __m256i *)(r1 + 16));
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi16(p0, q0), w));  // pixels 0 | 2
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi16(p0, q0), w));  // 1 | 3
+            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi16(p1, q1), w));  // 4 | 6
+            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi16(p1, q1), w));  // 5 | 7
+        }
+        a0 = unpremultiply_avx2(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), scales), bias));
+        a1 = unpremultiply_avx2(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), scales), bias));
+        a2 = unpremultiply_avx2(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a2), scales), bias));
+        a3 = unpremultiply_avx2(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a3), scales), bias));
+        const __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(a0, a1), _mm256_packs_epi32(a2, a3));
+        _mm256_storeu_si256((__m256i *)(out + x * 4), _mm256_permutevar8x32_epi32(bytes, order));
+    }
+    if (x < width) {
+        const int16_t *tails[2 * 64];
+        for (ptrdiff_t t = 0; t < 2 * pair_count; t++) tails[t] = rows[t] + x * 4;
+        vertical_premultiplied_portable(tails, weights, pair_count, width - x, scale, out + x * 4);
     }
 }
 
@@ -361,6 +577,63 @@ int wi_resample_horizontal(
     (void)row_width;
     (void)scratch;
     return horizontal_portable(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
+}
+
+static int horizontal_premultiplied(
+    int level, const uint8_t *row, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, float *out, int16_t *out16) {
+    if (outputs <= 0) return 1;
+    // The same two constants for every kernel set, so that they all round alike.
+    const float bias = (float)((int64_t)32768 << precision);
+    const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 1 || level == 3) {
+        const int opaque = load_premultiplied_avx2(row, span_start, span_end, pairs);
+        if (level == 3) {
+            convolve_premultiplied_avx512(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out, out16);
+        } else {
+            convolve_premultiplied_avx2(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out, out16);
+        }
+        return opaque;
+    }
+#endif
+    const int opaque = load_premultiplied_portable(row, span_start, span_end, pairs);
+    convolve_premultiplied_portable(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out, out16);
+    return opaque;
+}
+
+int wi_resample_horizontal_premultiplied(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, float *out) {
+    (void)row_width;
+    return horizontal_premultiplied(
+        level, row, span_start, span_end, outputs, starts, counts, weights, block_stride, precision, pairs, out, NULL);
+}
+
+int wi_resample_horizontal_premultiplied16(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, int16_t *out) {
+    (void)row_width;
+    return horizontal_premultiplied(
+        level, row, span_start, span_end, outputs, starts, counts, weights, block_stride, precision, pairs, NULL, out);
+}
+
+void wi_resample_vertical_premultiplied(
+    int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    uint8_t *out) {
+    const float scale = (float)(1.0 / (double)((int64_t)1 << shift));
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if ((level == 1 || level == 3) && pair_count <= 64) {
+        vertical_premultiplied_avx2(rows, weights, pair_count, width, scale, out);
+        return;
+    }
+#endif
+    vertical_premultiplied_portable(rows, weights, pair_count, width, scale, out);
 }
 
 void wi_resample_vertical(

@@ -37,6 +37,39 @@ int wi_resample_horizontal(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out);
 
+/// The horizontal fixed-point pass over one RGBA8 row that may have transparency, on
+/// premultiplied values, emitting premultiplied floats in 0…255 units.
+///
+/// Each pixel of `row[span_start..<span_end]` (`span_start` even) is premultiplied exactly, as
+/// the `int16` values `x·a − 32768` with `x` its red, green, blue and 255 for the alpha lane, and
+/// laid out in `pairs` as neighbour pairs: pixels `2j` and `2j + 1` at `pairs[8j…8j + 7]` as
+/// `[r r g g b b a a]`. Each output's sum is then exact in `int32` (`weights` as for
+/// `wi_resample_horizontal`, with `32768 · Σ|w| < 2³¹` and the weights of each output adding up
+/// to exactly `2^precision`), and `out[i * 4 + c]` is
+/// `((float)sum + 32768 · 2^precision) · (1 / (255 · 2^precision))`.
+///
+/// `pairs`: at least `(row_width + 16) * 4` `int16`, all initialised (entries past the span are
+/// read only under zero weights). Returns 1 when the loaded pixels all have alpha 255.
+int wi_resample_horizontal_premultiplied(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, float *out);
+
+/// `wi_resample_horizontal_premultiplied` emitting, instead of floats `v`, the `int16` values
+/// `lrintf(v · 128) − 16384` (saturated) that `wi_resample_vertical_premultiplied` reads.
+int wi_resample_horizontal_premultiplied16(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *pairs, int16_t *out);
+
+/// The vertical fixed-point pass over rows of `wi_resample_horizontal_premultiplied16`, as
+/// `wi_resample_vertical` but with each pixel's sums taken as premultiplied floats,
+/// `v = sum / 2^shift + 128`, and stored straight: transparent black when alpha is below 0.5,
+/// else each colour times `255 / min(alpha, 255)`, plus 0.5, clamped to 0…255 and truncated.
+void wi_resample_vertical_premultiplied(
+    int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    uint8_t *out);
+
 /// The vertical fixed-point pass: one output row of `width` RGBA8 pixels from `pair_count`
 /// pairs of filtered rows (`rows[2t]`, `rows[2t + 1]`, `width * 4` `int16` each) and their
 /// weights (`weights[8t]` and `weights[8t + 1]`: the layout of eight `int16` per pair):

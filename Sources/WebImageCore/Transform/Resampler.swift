@@ -25,7 +25,10 @@ public struct ResampleRegion: Sendable, Hashable {
 /// with the weights of every output column and row computed once, premultiplied `SIMD4<Float>`
 /// accumulation, and one rounding at the end. Opaque pixels take 16-bit fixed-point passes
 /// instead (two taps per multiply-add, no alpha division), about twice as fast and within one
-/// level per channel of the `Float` result.
+/// level per channel of the `Float` result. Rows with transparency are premultiplied exactly in
+/// integers and filtered horizontally in 16-bit fixed point too (``PremultipliedKernel``),
+/// then vertically in `Float`: within one level per channel where alpha is 128 or more, and
+/// within one level of premultiplied colour where it is fainter.
 ///
 /// Works for shrinking and enlarging (the kernel widens with the shrink factor, so shrinking
 /// averages the whole source area). Output matches Pillow's `Image.resize` with the same filter
@@ -84,6 +87,7 @@ public struct Resampler: Sendable {
         let xTable = KernelTable(filter: filter, inSize: sw, outSize: dw, start: box.x, length: box.width)
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
         let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
+        let xPremultiplied = skipX || !usesFixedPoint ? nil : PremultipliedKernel(xTable)
         let threads = maxThreads
         let level = min(kernelLevel, WideKernels.level)
         // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
@@ -101,19 +105,28 @@ public struct Resampler: Sendable {
                     && PixelPairs.areOpaque(
                         base + (yTable.firstInput * sw + xTable.firstInput) * 4, count: xTable.endInput - xTable.firstInput)
                     ? OpaqueRows(yTable) : nil
-                // One horizontally filtered source row, premultiplied, `dw` values.
-                // Opaque rows (every alpha 255, checked per row) go through the 16-bit
-                // fixed-point kernel when there is one; the rest through the Float path.
-                // Returns whether the row went the fixed-point way: then its alpha values are
-                // exactly 255, and output rows made of such rows only need no division.
+                // Rows with transparency in fixed point in both passes too, when the
+                // premultiplied horizontal values fit the vertical pass's Int16.
+                let yPremultiplied = !skipY && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
+                // One horizontally filtered source row, premultiplied, `dw` values: on exact
+                // premultiplied integers (``PremultipliedKernel``) when its weights fit; else
+                // opaque rows (every alpha 255, checked per row) through the 16-bit fixed-point
+                // kernel when there is one and the rest through the Float path.
+                // Returns whether the row was found opaque: then its alpha values are 255 up to
+                // the weights' rounding, and output rows made of such rows only need no division.
                 func filterRow(
                     _ sourceRowIndex: Int, into target: UnsafeMutablePointer<SIMD4<Float>>,
-                    line: UnsafeMutablePointer<SIMD4<Float>>, pairs: UnsafeMutablePointer<SIMD8<Int16>>?
+                    line: UnsafeMutablePointer<SIMD4<Float>>, pairs: UnsafeMutablePointer<SIMD8<Int16>>?,
+                    premultipliedPairs: UnsafeMutablePointer<Int16>?
                 ) -> Bool {
                     let sourceRow = base + sourceRowIndex * sw * 4
                     if skipX {
                         Premultiplied.loadRow(sourceRow, count: sw, into: target)
                         return false
+                    }
+                    if let xPremultiplied, let premultipliedPairs {
+                        return xPremultiplied.filter(
+                            level: level, sourceRow, width: sw, table: xTable, pairs: premultipliedPairs, into: target)
                     }
                     let lo = xTable.firstInput, end = xTable.endInput
                     if let fixed = xFixed, let pairs, PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) {
@@ -137,6 +150,12 @@ public struct Resampler: Sendable {
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
+                    if let xPremultiplied, let yPremultiplied {
+                        Self.resamplePremultiplied(
+                            rows, of: base, width: sw, xTable: xTable, xKernel: xPremultiplied, yTable: yTable,
+                            yWeights: yPremultiplied, into: outBase, width: dw, level: level, cancellation: cancellation)
+                        return
+                    }
                     // Zero beyond what rows load into them: the grouped convolutions read up to
                     // `xTable.stride` values past an output's first input.
                     let lineCount = sw + xTable.stride
@@ -149,12 +168,19 @@ public struct Resampler: Sendable {
                         pairs?.initialize(repeating: .zero, count: lineCount)
                     }
                     defer { pairs?.deallocate() }
+                    var premultipliedPairs: UnsafeMutablePointer<Int16>? = nil
+                    if xPremultiplied != nil {
+                        let count = PremultipliedKernel.pairCount(width: sw)
+                        premultipliedPairs = .allocate(capacity: count)
+                        premultipliedPairs?.initialize(repeating: 0, count: count)
+                    }
+                    defer { premultipliedPairs?.deallocate() }
                     if skipY {
                         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: dw)
                         defer { row.deallocate() }
                         for y in rows {
                             if cancellation?.isCancelled == true { return }
-                            let opaque = filterRow(y, into: row, line: line, pairs: pairs)
+                            let opaque = filterRow(y, into: row, line: line, pairs: pairs, premultipliedPairs: premultipliedPairs)
                             Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4, opaque: opaque)
                         }
                         return
@@ -180,7 +206,8 @@ public struct Resampler: Sendable {
                             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
                             while ringEnd < start + count {
                                 slotOpaque[ringEnd % capacity] = filterRow(
-                                    ringEnd, into: ring + (ringEnd % capacity) * dw, line: line, pairs: pairs)
+                                    ringEnd, into: ring + (ringEnd % capacity) * dw, line: line, pairs: pairs,
+                                    premultipliedPairs: premultipliedPairs)
                                 ringEnd += 1
                                 ringStart = max(ringStart, ringEnd - capacity)
                             }
@@ -315,6 +342,46 @@ public struct Resampler: Sendable {
             }
         }
         return rows.upperBound
+    }
+
+    /// Output rows `rows` from source rows that may have transparency, in fixed point in both
+    /// passes: ``PremultipliedKernel`` horizontally into a ring of ``OpaqueRows`` values, then
+    /// the vertical weights and one division by alpha per pixel, streaming as `resample` does.
+    private static func resamplePremultiplied(
+        _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xKernel: PremultipliedKernel,
+        yTable: KernelTable, yWeights: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int,
+        level: Int32, cancellation: WorkCancellation?
+    ) {
+        let pairCount = PremultipliedKernel.pairCount(width: sw)
+        let pairs = UnsafeMutablePointer<Int16>.allocate(capacity: pairCount)
+        pairs.initialize(repeating: 0, count: pairCount)
+        defer { pairs.deallocate() }
+        let capacity = yTable.stride
+        let ring = UnsafeMutablePointer<SIMD4<Int16>>.allocate(capacity: capacity * dw)
+        defer { ring.deallocate() }
+        // One more than the taps: an odd count's last pair reads a row with weight zero.
+        let taps = UnsafeMutablePointer<UnsafePointer<Int16>?>.allocate(capacity: capacity + 1)
+        defer { taps.deallocate() }
+        var ringStart = 0, ringEnd = 0
+        for y in rows {
+            if cancellation?.isCancelled == true { return }
+            let start = yTable.starts[y]
+            let count = yTable.counts[y]
+            if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
+            while ringEnd < start + count {
+                _ = xKernel.filter16(
+                    level: level, base + ringEnd * sw * 4, width: sw, table: xTable, pairs: pairs,
+                    into: ring + (ringEnd % capacity) * dw)
+                ringEnd += 1
+                ringStart = max(ringStart, ringEnd - capacity)
+            }
+            for k in 0..<count {
+                taps[k] = UnsafeRawPointer(ring + ((start + k) % capacity) * dw).assumingMemoryBound(to: Int16.self)
+            }
+            taps[count] = taps[count - 1]
+            PremultipliedKernel.resampleVertical(
+                level: level, taps, count: count, weights: yWeights, output: y, width: dw, into: outBase + y * dw * 4)
+        }
     }
 
     /// The region clipped to the image; the whole image when `nil` or empty after clipping.
