@@ -196,7 +196,7 @@ final class ScaleMaps {
             let numM = one - muDiff * muDiff
             let numS = 2 * (s12 - mu12) + c2
             let denS = (s11 - mu11) + (s22 - mu22) + c2
-            let d = pointwiseMax(one - numM * numS / denS, V8())
+            let d = FloatLanes.clampedAtZero(one - numM * numS / denS)
             ssim1 += d
             let d2 = d * d
             ssim4 += d2 * d2
@@ -205,9 +205,9 @@ final class ScaleMaps {
             let img2 = XYBRows.load(distorted + i)
             let e1 = img1 - mu1
             let e2 = img2 - mu2
-            let ratio = (one + pointwiseMax(e2, -e2)) / (one + pointwiseMax(e1, -e1)) - one
-            let artifact = pointwiseMax(ratio, V8())
-            let detail = pointwiseMax(-ratio, V8())
+            let ratio = (one + FloatLanes.magnitude(e2)) / (one + FloatLanes.magnitude(e1)) - one
+            let artifact = FloatLanes.clampedAtZero(ratio)
+            let detail = FloatLanes.clampedAtZero(-ratio)
             artifact1 += artifact
             let a2 = artifact * artifact
             artifact4 += a2 * a2

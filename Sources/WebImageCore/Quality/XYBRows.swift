@@ -27,11 +27,11 @@ enum XYBRows {
             let r = load(rows.r + i)
             let g = load(rows.g + i)
             let bl = load(rows.b + i)
-            let l = cubeRoot(pointwiseMax(m00 * r + m01 * g + m02 * bl + bias, V8()))
+            let l = cubeRoot(FloatLanes.clampedAtZero(m00 * r + m01 * g + m02 * bl + bias))
                 - biasCubeRoot
-            let m = cubeRoot(pointwiseMax(m10 * r + m11 * g + m12 * bl + bias, V8()))
+            let m = cubeRoot(FloatLanes.clampedAtZero(m10 * r + m11 * g + m12 * bl + bias))
                 - biasCubeRoot
-            let s = cubeRoot(pointwiseMax(m20 * r + m21 * g + m22 * bl + bias, V8()))
+            let s = cubeRoot(FloatLanes.clampedAtZero(m20 * r + m21 * g + m22 * bl + bias))
                 - biasCubeRoot
             let yy = 0.5 * (l + m)
             store(0.5 * (l - m) * 14 + 0.42, x + i)
