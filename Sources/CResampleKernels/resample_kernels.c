@@ -29,10 +29,27 @@ static inline int16_t tap(const int16_t *weights, ptrdiff_t block_stride, ptrdif
     return weights[(i * block_stride + j / 8) * 32 + (in / 4) * 16 + ((in % 4) / 2) * 8 + in % 2];
 }
 
-static void horizontal_portable(
+/// The AND of the alpha bytes of pixels `from..<to` (255 when empty).
+static inline uint8_t alpha_and(const uint8_t *row, ptrdiff_t from, ptrdiff_t to) {
+    uint8_t a = 255;
+    for (ptrdiff_t x = from; x < to; x++) a &= row[x * 4 + 3];
+    return a;
+}
+
+/// The lowest start of the outputs (where the opacity check begins).
+static inline ptrdiff_t first_start(const ptrdiff_t *starts, ptrdiff_t outputs) {
+    ptrdiff_t first = starts[0];
+    for (ptrdiff_t i = 1; i < outputs; i++)
+        if (starts[i] < first) first = starts[i];
+    return first;
+}
+
+static int horizontal_portable(
     const uint8_t *row, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
     ptrdiff_t block_stride, int shift, int32_t offset, int16_t *out) {
     const int32_t half = 1 << (shift - 1);
+    ptrdiff_t checked = first_start(starts, outputs);
+    uint8_t alpha = 255;
     for (ptrdiff_t i = 0; i < outputs; i++) {
         int32_t sum[4] = {0, 0, 0, 0};
         const uint8_t *p = row + starts[i] * 4;
@@ -41,7 +58,13 @@ static void horizontal_portable(
             for (int c = 0; c < 4; c++) sum[c] += (int32_t)p[k * 4 + c] * w;
         }
         for (int c = 0; c < 4; c++) out[i * 4 + c] = (int16_t)(((sum[c] + half) >> shift) - offset);
+        const ptrdiff_t end = starts[i] + counts[i];
+        if (end > checked) {
+            alpha &= alpha_and(row, checked, end);
+            checked = end;
+        }
     }
+    return alpha == 255;
 }
 
 static void vertical_portable(
@@ -62,110 +85,115 @@ static void vertical_portable(
 
 #if WI_X86
 
-/// Pass 1 of the horizontal kernels: the row's span `first…last` as even pixel pairs in
-/// `scratch`, entry j = [r₂ⱼ r₂ⱼ₊₁ g₂ⱼ g₂ⱼ₊₁ b₂ⱼ b₂ⱼ₊₁ a₂ⱼ a₂ⱼ₊₁] as int16 (a pixel past the row
-/// is zero).
+/// The output's sum of taps in the form the AVX2 kernels leave it: `blocks` blocks of eight
+/// pixels from `p` (the output's even start), each pixel widened to int16 in the register that
+/// multiplies it. A broadcast load and one byte shuffle turn four pixels into the entries
+/// [r₀ r₁ g₀ g₁ b₀ b₁ a₀ a₁ | r₂ r₃ g₂ g₃ b₂ b₃ a₂ a₃] the weight block's halves expect.
 __attribute__((target("avx2")))
-static void even_pairs_avx2(
-    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
-    int16_t *scratch) {
-    // Four pixels in a 128-bit lane become two entries with one byte shuffle each (-1 zeroes
-    // the high bytes).
-    const __m256i pairs01 = _mm256_setr_epi8(
+static inline __m128i taps_avx2(const uint8_t *p, const int16_t *weights, ptrdiff_t blocks) {
+    const __m256i spread = _mm256_setr_epi8(
         0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1,
-        0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1);
-    const __m256i pairs23 = _mm256_setr_epi8(
-        8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1,
         8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1);
-    ptrdiff_t first = starts[0], last = 0;
-    for (ptrdiff_t i = 0; i < outputs; i++) {
-        if (starts[i] < first) first = starts[i];
-        if (starts[i] + counts[i] > last) last = starts[i] + counts[i];
+    const __m256i *w = (const __m256i *)weights;
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    for (ptrdiff_t b = 0; b < blocks; b++) {
+        const __m256i lo = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + b * 32))), spread);
+        const __m256i hi = _mm256_shuffle_epi8(
+            _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + b * 32 + 16))), spread);
+        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(lo, _mm256_loadu_si256(w + 2 * b)));
+        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(hi, _mm256_loadu_si256(w + 2 * b + 1)));
     }
-    ptrdiff_t p = first & ~(ptrdiff_t)1;
-    for (; p + 8 <= row_width && p < last; p += 8) {
-        const __m256i px = _mm256_loadu_si256((const __m256i *)(row + p * 4));
-        const __m256i a = _mm256_shuffle_epi8(px, pairs01);  // entries p/2, p/2 + 2
-        const __m256i b = _mm256_shuffle_epi8(px, pairs23);  // entries p/2 + 1, p/2 + 3
-        __m128i *e = (__m128i *)(scratch + p * 4);
-        _mm_storeu_si128(e, _mm256_castsi256_si128(a));
-        _mm_storeu_si128(e + 1, _mm256_castsi256_si128(b));
-        _mm_storeu_si128(e + 2, _mm256_extracti128_si256(a, 1));
-        _mm_storeu_si128(e + 3, _mm256_extracti128_si256(b, 1));
-    }
-    for (; p < last; p += 2) {
-        const uint8_t *q = row + p * 4;
-        int16_t *e = scratch + p * 4;
-        const int second = p + 1 < row_width;
-        for (int c = 0; c < 4; c++) {
-            e[2 * c] = q[c];
-            e[2 * c + 1] = second ? q[4 + c] : 0;
-        }
-    }
+    const __m256i acc = _mm256_add_epi32(acc0, acc1);
+    return _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
 }
+
+/// The same with 512-bit registers (AVX-512BW): a block's eight pixels widened to int16 at once
+/// (pixels 2k and 2k + 1 land in 128-bit lane k), reordered within each lane to the entry form,
+/// one multiply-add per block.
+__attribute__((target("avx2,avx512f,avx512bw")))
+static inline __m128i taps_avx512(const uint8_t *p, const int16_t *weights, ptrdiff_t blocks) {
+    // [r₀ g₀ b₀ a₀ r₁ g₁ b₁ a₁] as int16 → [r₀ r₁ g₀ g₁ b₀ b₁ a₀ a₁], in each lane.
+    const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    ptrdiff_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        const __m512i e0 = _mm512_shuffle_epi8(_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + b * 32))), order);
+        const __m512i e1 = _mm512_shuffle_epi8(
+            _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + b * 32 + 32))), order);
+        acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(e0, _mm512_loadu_si512(weights + b * 32)));
+        acc1 = _mm512_add_epi32(acc1, _mm512_madd_epi16(e1, _mm512_loadu_si512(weights + b * 32 + 32)));
+    }
+    if (b < blocks) {
+        const __m512i e0 = _mm512_shuffle_epi8(_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + b * 32))), order);
+        acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(e0, _mm512_loadu_si512(weights + b * 32)));
+    }
+    const __m512i acc = _mm512_add_epi32(acc0, acc1);
+    const __m256i quarter = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(quarter), _mm256_extracti128_si256(quarter, 1));
+}
+
+/// 1 when the alpha bytes (bytes 3, 7, …, 31) of `all` are 255.
+__attribute__((target("avx2")))
+static inline int alphas_opaque_avx2(__m256i all) {
+    const uint32_t alphas = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(all, _mm256_set1_epi8(-1))) & 0x88888888u;
+    return alphas == 0x88888888u;
+}
+
+/// Both horizontal kernels: each output's taps read straight from the row's bytes
+/// (`taps_avx2` or `taps_avx512`), so the row is read once, while it is in cache. The pixels
+/// an output's window newly reaches are ANDed into the opacity check in the same walk, eight
+/// at a time (the few left past the last eight at the end of the row). A window whose blocks
+/// would read past the row runs on a zero-padded copy of its pixels in `scratch`.
+#define WI_HORIZONTAL_BODY(TAPS)                                                                                    \
+    const __m128i half = _mm_set1_epi32(1 << (shift - 1));                                                          \
+    const __m128i off = _mm_set1_epi32(offset);                                                                     \
+    const __m128i count = _mm_cvtsi32_si128(shift);                                                                 \
+    const __m128i low16 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);                  \
+    ptrdiff_t checked = starts[0], last = 0;                                                                        \
+    for (ptrdiff_t i = 1; i < outputs; i++)                                                                         \
+        if (starts[i] < checked) checked = starts[i];                                                               \
+    __m256i alphas = _mm256_set1_epi8(-1);                                                                          \
+    uint8_t *padded = (uint8_t *)scratch;                                                                           \
+    for (ptrdiff_t i = 0; i < outputs; i++) {                                                                       \
+        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;                                                          \
+        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;                                             \
+        const int16_t *w = weights + i * block_stride * 32;                                                         \
+        __m128i sum;                                                                                                \
+        if (start + blocks * 8 <= row_width) {                                                                      \
+            sum = TAPS(row + start * 4, w, blocks);                                                                 \
+        } else {                                                                                                    \
+            const size_t inside = (size_t)(row_width - start) * 4;                                                  \
+            memcpy(padded, row + start * 4, inside);                                                                \
+            memset(padded + inside, 0, (size_t)blocks * 32 - inside);                                               \
+            sum = TAPS(padded, w, blocks);                                                                          \
+        }                                                                                                           \
+        const ptrdiff_t end = starts[i] + counts[i];                                                                \
+        if (end > last) last = end;                                                                                 \
+        for (; checked + 8 <= end; checked += 8)                                                                    \
+            alphas = _mm256_and_si256(alphas, _mm256_loadu_si256((const __m256i *)(row + checked * 4)));            \
+        sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);                                   \
+        /* The low 16 bits of each lane (the Swift pass truncates the same way). */                                 \
+        _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));                                   \
+    }                                                                                                               \
+    uint8_t alpha = alphas_opaque_avx2(alphas) ? 255 : 0;                                                           \
+    for (; checked < last; checked++) alpha &= row[checked * 4 + 3];                                                \
+    return alpha == 255;
 
 __attribute__((target("avx2")))
-static void horizontal_avx2(
+static int horizontal_avx2(
     const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
-    even_pairs_avx2(row, row_width, outputs, starts, counts, scratch);
-    // Pass 2: each output from the entries at its even start, four taps per multiply-add; an
-    // odd start's first weight is zero (the layout `wi_resample_horizontal` describes).
-    const __m128i half = _mm_set1_epi32(1 << (shift - 1));
-    const __m128i off = _mm_set1_epi32(offset);
-    const __m128i count = _mm_cvtsi32_si128(shift);
-    const __m128i low16 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
-    for (ptrdiff_t i = 0; i < outputs; i++) {
-        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;
-        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;
-        const __m256i *w = (const __m256i *)(weights + i * block_stride * 32);
-        const __m256i *e = (const __m256i *)(scratch + start * 4);
-        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
-        for (ptrdiff_t b = 0; b < blocks; b++) {
-            acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(_mm256_loadu_si256(e + 2 * b), _mm256_loadu_si256(w + 2 * b)));
-            acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(_mm256_loadu_si256(e + 2 * b + 1), _mm256_loadu_si256(w + 2 * b + 1)));
-        }
-        const __m256i acc = _mm256_add_epi32(acc0, acc1);
-        __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-        sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);
-        // The low 16 bits of each lane (the Swift pass truncates the same way).
-        _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));
-    }
+    WI_HORIZONTAL_BODY(taps_avx2)
 }
 
-/// The horizontal kernel with pass 2 on 512-bit registers (AVX-512BW): one block of eight
-/// taps per multiply-add, the block layout read as one vector.
 __attribute__((target("avx2,avx512f,avx512bw")))
-static void horizontal_avx512(
+static int horizontal_avx512(
     const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
-    even_pairs_avx2(row, row_width, outputs, starts, counts, scratch);
-    const __m128i half = _mm_set1_epi32(1 << (shift - 1));
-    const __m128i off = _mm_set1_epi32(offset);
-    const __m128i count = _mm_cvtsi32_si128(shift);
-    const __m128i low16 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
-    for (ptrdiff_t i = 0; i < outputs; i++) {
-        const ptrdiff_t start = starts[i] & ~(ptrdiff_t)1;
-        const ptrdiff_t blocks = (counts[i] + (starts[i] & 1) + 7) / 8;
-        const int16_t *w = weights + i * block_stride * 32;
-        const int16_t *e = scratch + start * 4;
-        __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
-        ptrdiff_t b = 0;
-        for (; b + 2 <= blocks; b += 2) {
-            acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(e + b * 32), _mm512_loadu_si512(w + b * 32)));
-            acc1 = _mm512_add_epi32(
-                acc1, _mm512_madd_epi16(_mm512_loadu_si512(e + b * 32 + 32), _mm512_loadu_si512(w + b * 32 + 32)));
-        }
-        if (b < blocks) {
-            acc0 = _mm512_add_epi32(acc0, _mm512_madd_epi16(_mm512_loadu_si512(e + b * 32), _mm512_loadu_si512(w + b * 32)));
-        }
-        const __m512i acc = _mm512_add_epi32(acc0, acc1);
-        const __m256i quarter = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
-        __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(quarter), _mm256_extracti128_si256(quarter, 1));
-        sum = _mm_sub_epi32(_mm_sra_epi32(_mm_add_epi32(sum, half), count), off);
-        _mm_storel_epi64((__m128i *)(out + i * 4), _mm_shuffle_epi8(sum, low16));
-    }
+    WI_HORIZONTAL_BODY(taps_avx512)
 }
+
+#undef WI_HORIZONTAL_BODY
 
 __attribute__((target("avx2")))
 static void vertical_avx2(
@@ -217,9 +245,11 @@ static void vertical_avx2(
 
 #if WI_NEON
 
-static void horizontal_neon(
+static int horizontal_neon(
     const uint8_t *row, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
     ptrdiff_t block_stride, int shift, int32_t offset, int16_t *out) {
+    ptrdiff_t checked = first_start(starts, outputs);
+    uint8_t alpha = 255;
     const int32x4_t negShift = vdupq_n_s32(-shift);
     const int32x4_t half = vdupq_n_s32(1 << (shift - 1));
     const int32x4_t off = vdupq_n_s32(offset);
@@ -243,7 +273,12 @@ static void horizontal_neon(
         int32x4_t sum = vaddq_s32(acc0, acc1);
         sum = vsubq_s32(vshlq_s32(vaddq_s32(sum, half), negShift), off);
         vst1_s16(out + i * 4, vmovn_s32(sum));
+        if (start + n > checked) {
+            alpha &= alpha_and(row, checked, start + n);
+            checked = start + n;
+        }
     }
+    return alpha == 255;
 }
 
 static void vertical_neon(
@@ -306,31 +341,26 @@ int wi_resample_kernels_level(void) {
     return level;
 }
 
-void wi_resample_horizontal(
+int wi_resample_horizontal(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
-    if (outputs <= 0) return;
+    if (outputs <= 0) return 1;
 #if WI_X86
     if (level > wi_resample_kernels_level()) level = 0;
     if (level == 3) {
-        horizontal_avx512(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
-        return;
+        return horizontal_avx512(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
     }
     if (level == 1) {
-        horizontal_avx2(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
-        return;
+        return horizontal_avx2(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
     }
 #elif WI_NEON
-    (void)row_width;
-    (void)scratch;
     if (level == 2) {
-        horizontal_neon(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
-        return;
+        return horizontal_neon(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
     }
 #endif
     (void)row_width;
     (void)scratch;
-    horizontal_portable(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
+    return horizontal_portable(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
 }
 
 void wi_resample_vertical(

@@ -11,7 +11,10 @@
 /// or to rule the kernels out).
 int wi_resample_kernels_level(void);
 
-/// The horizontal fixed-point pass over one opaque RGBA8 row.
+/// The horizontal fixed-point pass over one RGBA8 row, which also checks that the row is
+/// opaque where it is read. Returns 1 when every pixel from the lowest `starts[i]` up to the
+/// highest `starts[i] + counts[i]` has alpha 255, else 0 (then `out` is of no use: the row needs
+/// the premultiplied path).
 ///
 /// For each output `i` in `0..<outputs`: the sum over `k < counts[i]` of
 /// `row[(starts[i] + k) * 4 + c] * wᵢ(k)` (exact, in `int32`), then
@@ -24,13 +27,13 @@ int wi_resample_kernels_level(void);
 /// `[w0 w1 ×4 | w2 w3 ×4]` then `[w4 w5 ×4 | w6 w7 ×4]`. Positions past the taps are zero, and
 /// `block_stride` covers `counts[i] + 1` positions for every output.
 ///
-/// `scratch`: at least `(row_width + 16) * 4` `int16`, zeroed once by the caller (entries past
-/// the row stay zero). Pixels are read only
-/// inside `row[0..<row_width]`.
+/// `scratch`: at least `(row_width + 16) * 4` `int16` (the kernels copy the row's last pixels
+/// there, zero-padded, for windows that end near it). Pixels are read only inside
+/// `row[0..<row_width]`.
 ///
 /// `level`: the kernel set (`wi_resample_kernels_level()` or a lower one this CPU has; one it
 /// lacks runs portable C).
-void wi_resample_horizontal(
+int wi_resample_horizontal(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out);
 

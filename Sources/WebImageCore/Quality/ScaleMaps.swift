@@ -32,6 +32,10 @@ final class ScaleMaps {
     private let blurred = FloatScratch()
     private let zeros = FloatScratch()
     private let taps = GaussianTaps.ssimulacra2
+    /// The 9 row pointers per blurred quantity of the output row being measured (5 × 9).
+    private let columns = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 5 * 9)
+
+    deinit { columns.deallocate() }
 
     /// Measures one scale of `size`: `rows(y)` gives row `y` of both images in linear light.
     func measure(size: PixelSize, rows: (Int) -> (reference: LinearRGBRows, distorted: LinearRGBRows)) -> ScaleScores {
@@ -66,7 +70,8 @@ final class ScaleMaps {
         for yIn in 0..<(height + 4) {
             if yIn < height {
                 let (reference, distorted) = rows(yIn)
-                for (image, source) in [reference, distorted].enumerated() {
+                for image in 0..<2 {
+                    let source = image == 0 ? reference : distorted
                     let x = xybRow(image: image, channel: 0, y: yIn) + Self.margin
                     let yy = xybRow(image: image, channel: 1, y: yIn) + Self.margin
                     let b = xybRow(image: image, channel: 2, y: yIn) + Self.margin
@@ -81,10 +86,17 @@ final class ScaleMaps {
                     let a = xybRow(image: 0, channel: channel, y: yIn)
                     let b = xybRow(image: 1, channel: channel, y: yIn)
                     Self.multiply(a, b, count: stride, into: p11, p22, p12)
-                    let sources = [a, b, p11, p22, p12]
                     for quantity in 0..<5 {
                         let out = blurRow(channel: channel, quantity: quantity, y: yIn)
-                        Self.blurAlongRow(sources[quantity] + Self.margin, count: padded, taps: t, into: out)
+                        let source: UnsafeMutablePointer<Float> =
+                            switch quantity {
+                            case 0: a
+                            case 1: b
+                            case 2: p11
+                            case 3: p22
+                            default: p12
+                            }
+                        Self.blurAlongRow(source + Self.margin, count: padded, taps: t, into: out)
                         for column in width..<padded { out[column] = 0 }
                     }
                 }
@@ -92,18 +104,17 @@ final class ScaleMaps {
             let y = yIn - 4
             guard y >= 0 else { continue }
             for channel in 0..<3 {
-                var columns = [UnsafePointer<Float>](repeating: zeroRow, count: 5 * 9)
                 for quantity in 0..<5 {
-                    for k in -4...4 where y + k >= 0 && y + k < height {
-                        columns[quantity * 9 + k + 4] = UnsafePointer(blurRow(channel: channel, quantity: quantity, y: y + k))
+                    for k in -4...4 {
+                        columns[quantity * 9 + k + 4] =
+                            y + k >= 0 && y + k < height
+                            ? UnsafePointer(blurRow(channel: channel, quantity: quantity, y: y + k)) : zeroRow
                     }
                 }
-                let rowSums = columns.withUnsafeBufferPointer { columns in
-                    Self.mapRow(
-                        reference: xybRow(image: 0, channel: channel, y: y) + Self.margin,
-                        distorted: xybRow(image: 1, channel: channel, y: y) + Self.margin,
-                        blurredRows: columns.baseAddress!, count: padded, taps: t)
-                }
+                let rowSums = Self.mapRow(
+                    reference: xybRow(image: 0, channel: channel, y: y) + Self.margin,
+                    distorted: xybRow(image: 1, channel: channel, y: y) + Self.margin,
+                    blurredRows: UnsafePointer(columns), count: padded, taps: t)
                 for k in 0..<6 { sums[channel * 6 + k] += rowSums[k] }
             }
         }
@@ -178,7 +189,7 @@ final class ScaleMaps {
     private static func mapRow(
         reference: UnsafePointer<Float>, distorted: UnsafePointer<Float>,
         blurredRows rows: UnsafePointer<UnsafePointer<Float>>, count: Int, taps t: (Float, Float, Float, Float, Float)
-    ) -> [Double] {
+    ) -> SIMD8<Double> {
         var ssim1 = V8(), ssim4 = V8(), artifact1 = V8(), artifact4 = V8(), detail1 = V8(), detail4 = V8()
         let one = V8(repeating: 1)
         let c2 = V8(repeating: Self.c2)
@@ -196,7 +207,7 @@ final class ScaleMaps {
             let numM = one - muDiff * muDiff
             let numS = 2 * (s12 - mu12) + c2
             let denS = (s11 - mu11) + (s22 - mu22) + c2
-            let d = FloatLanes.clampedAtZero(one - numM * numS / denS)
+            let d = XYBRows.positivePart(one - numM * numS / denS)
             ssim1 += d
             let d2 = d * d
             ssim4 += d2 * d2
@@ -205,9 +216,9 @@ final class ScaleMaps {
             let img2 = XYBRows.load(distorted + i)
             let e1 = img1 - mu1
             let e2 = img2 - mu2
-            let ratio = (one + FloatLanes.magnitude(e2)) / (one + FloatLanes.magnitude(e1)) - one
-            let artifact = FloatLanes.clampedAtZero(ratio)
-            let detail = FloatLanes.clampedAtZero(-ratio)
+            let ratio = (one + XYBRows.magnitude(e2)) / (one + XYBRows.magnitude(e1)) - one
+            let artifact = XYBRows.positivePart(ratio)
+            let detail = XYBRows.positivePart(-ratio)
             artifact1 += artifact
             let a2 = artifact * artifact
             artifact4 += a2 * a2
@@ -216,8 +227,11 @@ final class ScaleMaps {
             detail4 += l2 * l2
             i += 8
         }
-        return [ssim1, ssim4, artifact1, artifact4, detail1, detail4].map { v in
-            (0..<8).reduce(0.0) { $0 + Double(v[$1]) }
+        func total(_ v: V8) -> Double {
+            var sum = 0.0
+            for lane in 0..<8 { sum += Double(v[lane]) }
+            return sum
         }
+        return SIMD8(total(ssim1), total(ssim4), total(artifact1), total(artifact4), total(detail1), total(detail4), 0, 0)
     }
 }

@@ -117,7 +117,7 @@ public struct Resampler: Sendable {
                     }
                     let lo = xTable.firstInput, end = xTable.endInput
                     if let fixed = xFixed, let pairs, PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) {
-                        PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
+                        _ = PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
                         fixed.convolve(pairs, table: xTable, into: target)
                         return true
                     }
@@ -268,7 +268,7 @@ public struct Resampler: Sendable {
         let pairs = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: lineCount)
         pairs.initialize(repeating: .zero, count: lineCount)
         defer { pairs.deallocate() }
-        // The wide kernels' own form of the row, zero past it.
+        // Where the wide kernels copy a row's last pixels, zero-padded, for windows that end near it.
         let scratchCount = wide ? WideKernels.scratchCount(width: sw) : 0
         let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: scratchCount)
         scratch.initialize(repeating: 0, count: scratchCount)
@@ -291,13 +291,15 @@ public struct Resampler: Sendable {
             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
             while ringEnd < start + count {
                 let sourceRow = base + ringEnd * sw * 4
-                guard PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) else { return y }
+                // The opacity of the row's span is found while the row is read for the pass;
+                // a row with transparency ends this path (its slot's values are not used).
                 if wide {
-                    WideKernels.horizontal(
+                    guard WideKernels.horizontal(
                         level: level, sourceRow, width: sw, table: xTable, kernel: xFixed, scratch: scratch,
                         into: ring + (ringEnd % capacity) * dw)
+                    else { return y }
                 } else {
-                    PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
+                    guard PixelPairs.load(sourceRow, from: lo, to: end, into: pairs) else { return y }
                     xFixed.convolve(pairs, table: xTable, into: ring + (ringEnd % capacity) * dw)
                 }
                 ringEnd += 1

@@ -37,23 +37,24 @@ enum WideKernels {
         }
     }
 
-    /// One opaque source row (RGBA8, `width` pixels) filtered horizontally into `output` as
-    /// ``OpaqueRows`` values, as the portable
-    /// ``FixedPointKernel`` pass makes them.
-    /// `scratch`: ``scratchCount(width:)`` values, zeroed once before the first row.
+    /// One source row (RGBA8, `width` pixels) filtered horizontally into `output` as
+    /// ``OpaqueRows`` values, as the portable ``FixedPointKernel`` pass makes them. Returns
+    /// whether the row is opaque over the table's span (`firstInput..<endInput`), found in the
+    /// same walk over its pixels; when it is not, `output` is of no use.
+    /// `scratch`: ``scratchCount(width:)`` values (the kernels copy the row's last pixels there).
     @inline(__always)
     static func horizontal(
         level: Int32, _ row: UnsafePointer<UInt8>, width: Int, table: KernelTable, kernel: FixedPointKernel,
         scratch: UnsafeMutablePointer<Int16>, into output: UnsafeMutablePointer<SIMD4<Int16>>
-    ) {
+    ) -> Bool {
         let shift = Int32(kernel.precision - OpaqueRows.fraction)
-        table.starts.withUnsafeBufferPointer { starts in
+        return table.starts.withUnsafeBufferPointer { starts in
             table.counts.withUnsafeBufferPointer { counts in
                 kernel.taps.withUnsafeBufferPointer { taps in
                     UnsafeMutableRawPointer(output).withMemoryRebound(to: Int16.self, capacity: starts.count * 4) { out in
                         wi_resample_horizontal(
                             level, row, width, starts.count, starts.baseAddress, counts.baseAddress, taps.baseAddress,
-                            kernel.blockStride, shift, Int32(128 << OpaqueRows.fraction), scratch, out)
+                            kernel.blockStride, shift, Int32(128 << OpaqueRows.fraction), scratch, out) != 0
                     }
                 }
             }
