@@ -49,11 +49,6 @@ static double clock_ms(clockid_t clock) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The last decode's output, kept (outside the timing) for the hash. */
 static unsigned char *last_out;
 static size_t last_size;

@@ -36,29 +36,6 @@ static double clock_ms(clockid_t clock) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Plain box average of opaque RGBA (sw x sh) into dw x dh: each output pixel averages the source
- * pixels whose index maps onto it (integer spans). Only the input of the timed encodes. */
-static void shrink(const unsigned char *src, int sw, int sh, unsigned char *dst, int dw, int dh) {
-    for (int dy = 0; dy < dh; dy++) {
-        int y0 = (int)((long)dy * sh / dh), y1 = (int)((long)(dy + 1) * sh / dh);
-        if (y1 <= y0) y1 = y0 + 1;
-        for (int dx = 0; dx < dw; dx++) {
-            int x0 = (int)((long)dx * sw / dw), x1 = (int)((long)(dx + 1) * sw / dw);
-            if (x1 <= x0) x1 = x0 + 1;
-            unsigned long sum[4] = {0, 0, 0, 0}, n = 0;
-            for (int y = y0; y < y1; y++)
-                for (int x = x0; x < x1; x++, n++)
-                    for (int c = 0; c < 4; c++) sum[c] += src[((size_t)y * sw + x) * 4 + c];
-            for (int c = 0; c < 4; c++) dst[((size_t)dy * dw + dx) * 4 + c] = (unsigned char)((sum[c] + n / 2) / n);
-        }
-    }
-}
-
 /* Each encoder returns the encoded size, or 0 on failure. */
 static size_t encode_jpeg(const unsigned char *rgba, int w, int h, int q) {
     tjhandle tj = tjInitCompress();

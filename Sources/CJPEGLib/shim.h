@@ -1,11 +1,13 @@
 #pragma once
 // libjpeg-turbo's libjpeg API (libjpeg62-turbo), for the one decode TurboJPEG's API cannot
-// express: a scaled decode with interblock smoothing off (JPEGReducedScanDecode.swift).
+// express: a scaled decode with interblock smoothing off (JPEGReducedScanDecode.swift), and
+// an encode with flat quantisation tables (JPEGFlatCompression.swift).
 // libjpeg reports errors by calling `error_exit`, which must not return; Swift cannot catch a
 // longjmp, so the whole decode runs in the C function below, which owns the setjmp.
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <jpeglib.h>
 
@@ -96,5 +98,60 @@ static inline int wi_jpeg_decode_scaled_unsmoothed(
     }
     jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
+    return WI_JPEG_OK;
+}
+
+/// Encodes `height` rows of `width` RGBA pixels (alpha ignored; rows tightly packed) as a
+/// JFIF JPEG whose luma and chroma quantisation tables are flat (every step 16 at quality 50,
+/// scaled by libjpeg's quality curve) instead of the JPEG Annex K tables, with the accurate
+/// integer DCT; `full_chroma` keeps chroma at full resolution (4:4:4) instead of 4:2:0, and
+/// `progressive` writes libjpeg's standard progressive scans. On success `*out` holds
+/// `*out_size` bytes the caller frees with `free`.
+static inline int wi_jpeg_compress_flat(
+    const unsigned char *pixels, unsigned int width, unsigned int height, int quality,
+    int full_chroma, int progressive, unsigned char **out, unsigned long *out_size,
+    char *message, size_t message_capacity)
+{
+    struct jpeg_compress_struct cinfo;
+    wi_jpeg_error_state state;
+    unsigned int flat[DCTSIZE2];
+    *out = NULL;
+    *out_size = 0;
+    cinfo.err = jpeg_std_error(&state.manager);
+    state.manager.error_exit = wi_jpeg_error_exit;
+    state.manager.output_message = wi_jpeg_output_message;
+    state.warned = 0;
+    state.message[0] = '\0';
+    if (setjmp(state.jump)) {
+        snprintf(message, message_capacity, "%s", state.message);
+        jpeg_destroy_compress(&cinfo);
+        if (*out) { free(*out); *out = NULL; }
+        *out_size = 0;
+        return WI_JPEG_FAILED;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, out, out_size);
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = 4;
+    cinfo.in_color_space = JCS_EXT_RGBA;
+    jpeg_set_defaults(&cinfo);
+    cinfo.dct_method = JDCT_ISLOW;
+    for (int i = 0; i < DCTSIZE2; i++) flat[i] = 16;
+    int scale = jpeg_quality_scaling(quality);
+    jpeg_add_quant_table(&cinfo, 0, flat, scale, TRUE);
+    jpeg_add_quant_table(&cinfo, 1, flat, scale, TRUE);
+    if (full_chroma) {
+        cinfo.comp_info[0].h_samp_factor = 1;
+        cinfo.comp_info[0].v_samp_factor = 1;
+    }
+    if (progressive) jpeg_simple_progression(&cinfo);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * width * 4);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
     return WI_JPEG_OK;
 }

@@ -61,6 +61,10 @@ struct ConvertCommand: AsyncParsableCommand {
         help: "Keep the source's colours and embed its ICC profile (JPEG, PNG, WebP, AVIF) instead of converting to sRGB.")
     var keepColorProfile = false
 
+    @Flag(
+        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output instead of tone-mapping to SDR.")
+    var hdr = false
+
     @OptionGroup(title: "Transforms")
     var transform: TransformOptions
 
@@ -106,6 +110,7 @@ struct ConvertCommand: AsyncParsableCommand {
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
         conversion.decodeOptions.colorManagement = keepColorProfile ? .preserve : .convertToSRGB
+        conversion.decodeOptions.dynamicRange = hdr ? .high : .standard
         if let thumbnail { conversion.decodeOptions.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         if let quality { conversion.encodeOptions.quality = Double(quality) / 100 }
         conversion.encodeOptions.lossless = lossless

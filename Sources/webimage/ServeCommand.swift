@@ -39,6 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("avif-speed"), help: Self.help("avif-speed")) var avifSpeed: String?
     @Option(name: .customLong("avif-subsample"), help: Self.help("avif-subsample")) var avifSubsample: String?
     @Option(name: .customLong("strip-color-profile"), help: Self.help("strip-color-profile")) var stripColorProfile: String?
+    @Option(name: .customLong("preserve-hdr"), help: Self.help("preserve-hdr")) var preserveHDR: String?
     @Option(name: .customLong("cache-dir"), help: Self.help("cache-dir")) var cacheDir: String?
     @Option(name: .customLong("cache-max-size"), help: Self.help("cache-max-size")) var cacheMaxSize: String?
     @Option(name: .customLong("cache-max-age"), help: Self.help("cache-max-age")) var cacheMaxAge: String?
@@ -112,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
-        "auto-webp", "auto-avif", "strip-color-profile", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
+        "auto-webp", "auto-avif", "strip-color-profile", "preserve-hdr", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
         "best-format-by-default", "best-format-allow-skips", "jpeg-progressive", "jpeg-no-subsample", "jpeg-trellis-quant",
         "jpeg-overshoot-deringing", "jpeg-optimize-scans", "png-interlaced", "png-quantize", "webp-smart-subsample",
     ]
@@ -159,7 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-src-bytes", maxSrcBytes), ("max-animation-frames", maxAnimationFrames),
             ("max-animation-frame-resolution", maxAnimationFrameResolution), ("max-result-dimension", maxResultDimension),
             ("max-chained-pipelines", maxChainedPipelines), ("ttl", ttl),
-            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("auto-jxl", autoJXL), ("jxl-effort", jxlEffort), ("avif-speed", avifSpeed), ("strip-color-profile", stripColorProfile), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
+            ("auto-webp", autoWebP), ("auto-avif", autoAVIF), ("auto-jxl", autoJXL), ("jxl-effort", jxlEffort), ("avif-speed", avifSpeed), ("strip-color-profile", stripColorProfile), ("preserve-hdr", preserveHDR), ("cache-dir", cacheDir), ("cache-max-size", cacheMaxSize), ("cache-max-age", cacheMaxAge), ("local-root", localRoot), ("source-revalidate-after", sourceRevalidateAfter),
             ("avif-subsample", avifSubsample),
             ("signature-size", signatureSize), ("download-timeout", downloadTimeout), ("result-cache-bytes", resultCacheBytes),
             ("max-processing-time", maxProcessingTime), ("max-result-bytes", maxResultBytes),

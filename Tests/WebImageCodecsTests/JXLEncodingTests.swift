@@ -98,7 +98,7 @@ import WebImageTesting
         let jpeg = try JPEGCoder().encode(
             Image(pixels: Self.gradient(width: 90, height: 50), hasAlpha: false), format: .jpeg, options: EncodeOptions(quality: 0.8))
         let jxl = try JXLCoder().recompressJPEG(jpeg, effort: 4)
-        #expect(try DJXL.reconstruct(jxl) == jpeg)
+        #expect(try DJXLTool.reconstruct(jxl) == jpeg)
     }
 
     @Test("Given a pixel-encoded JPEG XL file, when asked for its JPEG, then there is none")
@@ -115,23 +115,3 @@ import WebImageTesting
     }
 }
 
-/// `djxl` (Debian libjxl-tools, installed by scripts/setup.sh): libjxl's own reconstruction of
-/// the JPEG inside a JPEG XL file.
-enum DJXL {
-    static func reconstruct(_ jxl: Data) throws -> Data {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("djxl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("in.jxl"), output = directory.appendingPathComponent("out.jpg")
-        try jxl.write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/djxl")
-        process.arguments = [input.path, output.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw WebImageError.badImageData(reason: "djxl exited \(process.terminationStatus)") }
-        return try Data(contentsOf: output)
-    }
-}

@@ -99,6 +99,24 @@ struct SVGSanitizerTests {
             ("<?xml \u{031A}ef:on=\"0.0\u{01}\0\0=\"?><svg/>", "<svg/>"),
             ("<?xmL C?><svg/>", "<svg/>"),
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>"),
+            // The declaration's name is `xml` in lower case: any other case is a processing
+            // instruction to an XML parser, and dropped.
+            ("<?XML version=\"1.0\"?><svg/>", "<svg/>"),
+            // A control byte XML forbids (NUL, U+0001…U+001F but tab, LF, CR) drops its value.
+            ("<g fill=\"re\0d\" x=\"1\"/>", "<g x=\"1\"/>"),
+            ("<use href=\"#a\u{01}\" y=\"2\"/>", "<use y=\"2\"/>"),
+            ("<g fill=\"url(#a\0\0b)\"/>", "<g/>"),
+            ("<g d=\"M0\t0\nL1\r1\"/>", "<g d=\"M0\t0\nL1\r1\"/>"),
+            // Found by the svg-sanitizer fuzz target's second-pass check: removing a piece of a
+            // style sheet joined its neighbours into something a pass removes (an `@import` of a
+            // string, which no `url(` rule sees; a `]]>`, which XML forbids in text): such a
+            // sheet is dropped.
+            (#"<style>@imp@import a;ort "http://e/x.css";</style>"#, "<style></style>"),
+            (#"<g style='@imp@import a;ort "http://e/x.css";'/>"#, #"<g style=""/>"#),
+            ("<style>a{}]]<></style>", "<style></style>"),
+            // A value written with `&quot;` is kept only when that form is kept as it is (CSS
+            // with a `&` is dropped on a second reading).
+            ("<g style=a\"'b />", "<g/>"),
             ("<!-- <script>x</script> --><svg/>", "<svg/>"),
             ("<svg><![CDATA[<script>x</script>]]></svg>", "<svg>&lt;script&gt;x&lt;/script&gt;</svg>"),
         ]
@@ -127,6 +145,41 @@ struct SVGSanitizerTests {
             index = tag.end
         }
         #expect(values > 0)
+    }
+
+    /// The svg-sanitizer fuzz target's finding `<?xmL C?>`, replayed: a processing instruction
+    /// whose name is `xml` in another case was kept as if it were the XML declaration.
+    @Test func fuzzFindingMixedCaseDeclarationIsDropped() throws {
+        let input = try #require(Data(base64Encoded: "PD94bUwgQz8+"))
+        let out = SVGSanitizer.sanitize(Array(input))
+        #expect(!out.contains(UInt8(ascii: "<")), "\(String(decoding: out, as: UTF8.self).debugDescription)")
+    }
+
+    /// What the sanitiser writes is what it would keep: a second pass changes nothing, and no
+    /// kept value holds a byte XML forbids (the fuzz findings' inputs and hostile values).
+    @Test func sanitisedOutputIsAFixedPoint() throws {
+        let findings = [
+            "JoKWKY90PjxhIWh/AHN0eWxlPVsiJ2gvdXJsKHN2Zz48cyB4bT86c3JlZng9WyInaC91cmwoc2U9IiIgAHN0eWxlPT48QS8+PHN/Zng9WyInaC91cmk+PGEgeA==",
+            "PHN2ZwAvPjxzdHlsZT5AaW1wb3J0IHVtPC8oc3R5bV1dXV1dO2woc2hyZWY9XV1dXT4+",
+            "MAAAADxtbCB2ZXJzc9bvP71pF2VmPXVybCgjYSIvPjxz1u8/vWkXZWY9dXJsKCNhIi8+PHNz1u8/vWkXZWY9dXJsKCNhIi8AAABZUHVlZj11cmwoZWY9dXJsKCNhIi8+PHNz1u8/vWkXZWY9dXJsKCNhIi9sIHZlcnNz1u8/vWkXZWY9dXJsKCNhIi8+PHNz1u8/vWkXZWY9AABcAAAAAABZUHVybChnAAA+L2EvYS9zdmc=",
+            "PD94bUwgQz8+",
+        ].map { Array(Data(base64Encoded: $0)!) }
+        let values = ["a\0b", "url(#x\0)", "url(http://e/\u{1F}x)", "#f\u{0B}", "u\0rl(http://e/x)", "java\0script:x"]
+        let inputs = findings + values.flatMap { value in
+            ["fill", "href", "style", "to"].map { Array("<g \($0)=\"\(value)\"/>".utf8) }
+        }
+        for input in inputs {
+            let once = SVGSanitizer.sanitize(input)
+            #expect(SVGSanitizer.sanitize(once) == once, "\(String(decoding: input, as: UTF8.self).debugDescription)")
+            var index = 0
+            while index < once.count, let open = once[index...].firstIndex(of: UInt8(ascii: "<")) {
+                guard let tag = SVGSanitizer.Tag.parse(once, at: open) else { index = open + 1; continue }
+                for case let (name, value?) in tag.attributes {
+                    #expect(!value.contains { $0 < 0x20 && ![0x09, 0x0A, 0x0D].contains($0) }, "\(String(decoding: name, as: UTF8.self))")
+                }
+                index = tag.end
+            }
+        }
     }
 
     @Test func keepsTheXMLDeclarationAndOrdinaryDocuments() {

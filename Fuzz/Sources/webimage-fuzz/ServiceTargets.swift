@@ -73,6 +73,12 @@ extension FuzzTarget {
         seeds: { svgSeeds.enumerated().map { ("svg-\($0.offset).svg", Data($0.element.utf8)) } },
         run: { data in
             let once = SVGSanitizer.sanitize(Array(data))
+            // What the sanitiser writes, it keeps as it is: every value it kept is one it would
+            // keep unchanged, so a second pass changes nothing.
+            let twice = SVGSanitizer.sanitize(once)
+            if twice != once {
+                FuzzTarget.finding("sanitising twice changes \(String(decoding: once, as: UTF8.self).debugDescription) into \(String(decoding: twice, as: UTF8.self).debugDescription)")
+            }
             // Text never holds a `<` (it stops there; CDATA is escaped, comments dropped), so
             // these can only be tags.
             // Judged on bytes: a combining mark after `<?xml ` would make it another `Character`.
@@ -89,9 +95,10 @@ extension FuzzTarget {
                     for (name, value) in tag.attributes {
                         // The sanitiser would keep it, and any url(…) in it points inside the document.
                         let text = value.map { String(decoding: $0, as: UTF8.self).lowercased() } ?? ""
-                        // A link whose value starts with `#` is a fragment (`href="#url("`), not CSS.
+                        // A link whose value starts with `#` is a fragment (`href="#url("`,
+                        // `action="#(…)url("`), not CSS: every attribute the sanitiser reads as a link.
                         let local = String(decoding: name, as: UTF8.self).lowercased().split(separator: ":").last.map(String.init) ?? ""
-                        let fragment = ["href", "src"].contains(local) && text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("#")
+                        let fragment = SVGSanitizer.Tag.linkAttributes.contains(local) && text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("#")
                         let external = !fragment && text.components(separatedBy: "url(").dropFirst().contains { rest in
                             !SVGSanitizer.isLocalReference(String(rest.prefix { $0 != ")" }).trimmingCharacters(in: CharacterSet(charactersIn: " \"'")))
                         }

@@ -37,7 +37,7 @@ public struct AVIFCoder: AnimatedImageDecoding {
         let output = FrameOutput(stored: handle.canvasSize, orientation: handle.orientation, options: options)
         let count = options.firstFrameOnly ? 1 : handle.frameCount
         let described = options.colorManagement == .ignore ? nil : handle.colorProfile
-        if options.preferredPixelFormat == .rgba16, handle.storedDepth > 8 {
+        if options.decodedPixelFormat == .rgba16, handle.storedDepth > 8 {
             return try decodeHighBitDepth(handle, output: output, count: count, profile: described, options: options)
         }
         // PQ/HLG is decoded at 16 bits and tone-mapped to SDR sRGB straight from there (H-4).

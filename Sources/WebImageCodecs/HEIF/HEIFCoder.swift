@@ -39,7 +39,7 @@ public struct HEIFCoder: ImageCoder {
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let primary = try HEIFPrimaryImage(data, limits: options.limits)
         let profile = options.colorManagement == .ignore ? nil : primary.colorProfile
-        if options.preferredPixelFormat == .rgba16, primary.storedDepth > 8 {
+        if options.decodedPixelFormat == .rgba16, primary.storedDepth > 8 {
             // More than 8 bits asked for and stored: RGBA16, the colour description kept (H-1).
             let decoded = try primary.decode16(limits: options.limits)
             let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)

@@ -47,7 +47,7 @@ public struct JXLCoder: AnimatedImageDecoding {
             case JXL_DEC_BASIC_INFO:
                 try options.limits.check(canvas: session.size)
                 output = FrameOutput(stored: session.size, orientation: session.orientation, options: options)
-                wide = options.preferredPixelFormat == .rgba16 && session.isHighBitDepth
+                wide = options.decodedPixelFormat == .rgba16 && session.isHighBitDepth
             case JXL_DEC_COLOR_ENCODING:
                 if options.colorManagement != .ignore { profile = session.colorProfile() }
                 hdr = HDRToSDR.transform(for: profile, options: options, bits: 16)
@@ -88,7 +88,7 @@ public struct JXLCoder: AnimatedImageDecoding {
     /// them), its orientation applied.
     /// - Throws: `unsupportedFormat` for another format, `encodingFailed` when libjxl fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
-        let image = EightBitOutput.prepare(image)
+        let image = JXLHighBitDepth.keeps(image, options: options) ? image : EightBitOutput.prepare(image)
         guard format == .jxl else { throw WebImageError.unsupportedFormat(format, reason: "JXLCoder encodes JPEG XL only") }
         return try JXLEncoding.encode(image, options: options)
     }

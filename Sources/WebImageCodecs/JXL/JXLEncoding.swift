@@ -20,40 +20,44 @@ enum JXLEncoding {
 
     /// Encodes `image` per `options` (size cap, quality, lossless, file-size target, animation).
     static func encode(_ image: Image, options: EncodeOptions) throws -> Data {
-        let source = options.preparedImage(image)
+        let source = options.preparedImage(image, keepingHighBitDepth: JXLHighBitDepth.keeps(image, options: options))
         let animated = options.keepAnimation && source.frames.count > 1
         let frames = animated ? source.frames : Array(source.frames.prefix(1))
         let alpha = source.hasAlpha && frames.contains { !$0.pixels.isFullyOpaque() }
         let icc = EmbeddedProfile.iccData(for: source)
+        var cicp: CICP?
+        if case .cicp(let value)? = source.colorProfile?.kind { cicp = value }
         let encode = { (quality: Double, lossless: Bool) throws -> Data in
             try Self.encode(
-                frames, animated: animated, loopCount: source.loopCount, alpha: alpha, icc: icc, quality: quality,
+                frames, animated: animated, loopCount: source.loopCount, alpha: alpha, icc: icc, cicp: cicp, quality: quality,
                 lossless: lossless, effort: options.jxlEffort)
         }
         if let maxBytes = options.maxFileSize, !options.lossless {
             return try FileSizeSearch.encode(source, maxBytes: maxBytes, startQuality: options.clampedQuality) { image, quality in
                 try Self.encode(
                     animated ? image.frames : Array(image.frames.prefix(1)), animated: animated, loopCount: image.loopCount,
-                    alpha: alpha, icc: icc, quality: quality, lossless: false, effort: options.jxlEffort)
+                    alpha: alpha, icc: icc, cicp: cicp, quality: quality, lossless: false, effort: options.jxlEffort)
             }
         }
         return try encode(options.clampedQuality, options.lossless || options.clampedQuality >= 1)
     }
 
-    /// The frames of one file.
+    /// The frames of one file: 16 bits a sample when they are RGBA16, with `cicp` as libjxl's
+    /// colour encoding (else `icc`, else sRGB).
     static func encode(
-        _ frames: [ImageFrame], animated: Bool, loopCount: Int, alpha: Bool, icc: Data?, quality: Double, lossless: Bool,
-        effort: Int?
+        _ frames: [ImageFrame], animated: Bool, loopCount: Int, alpha: Bool, icc: Data?, cicp: CICP? = nil, quality: Double,
+        lossless: Bool, effort: Int?
     ) throws -> Data {
         guard let first = frames.first else { throw WebImageError.encodingFailed(reason: "JPEG XL: no frames") }
+        let wide = first.pixels.format == .rgba16
         let encoder = try JXLEncoderHandle()
         var info = JxlBasicInfo()
         JxlEncoderInitBasicInfo(&info)
         info.xsize = UInt32(first.pixels.width)
         info.ysize = UInt32(first.pixels.height)
-        info.bits_per_sample = 8
+        info.bits_per_sample = wide ? 16 : 8
         info.num_color_channels = 3
-        info.alpha_bits = alpha ? 8 : 0
+        info.alpha_bits = alpha ? info.bits_per_sample : 0
         info.num_extra_channels = alpha ? 1 : 0
         info.uses_original_profile = lossless ? JXL_TRUE : JXL_FALSE
         if animated {
@@ -63,7 +67,9 @@ enum JXLEncoding {
             info.animation.num_loops = UInt32(clamping: max(0, loopCount))
         }
         try encoder.check(JxlEncoderSetBasicInfo(encoder.pointer, &info), "basic information")
-        if let icc {
+        if wide, let cicp, var color = JXLHighBitDepth.colorEncoding(cicp) {
+            try encoder.check(JxlEncoderSetColorEncoding(encoder.pointer, &color), "colour encoding")
+        } else if let icc {
             try icc.withUnsafeBytes { bytes in
                 try encoder.check(
                     JxlEncoderSetICCProfile(encoder.pointer, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count), "ICC profile")
@@ -85,9 +91,11 @@ enum JXLEncoding {
         } else {
             try encoder.check(JxlEncoderSetFrameDistance(settings, distance(forQuality: quality)), "distance")
         }
-        var format = JxlPixelFormat(num_channels: alpha ? 4 : 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
+        var format = JxlPixelFormat(num_channels: alpha ? 4 : 3, data_type: wide ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         for frame in frames {
-            guard frame.pixels.width == first.pixels.width, frame.pixels.height == first.pixels.height else {
+            guard frame.pixels.width == first.pixels.width, frame.pixels.height == first.pixels.height,
+                frame.pixels.format == first.pixels.format
+            else {
                 throw WebImageError.encodingFailed(reason: "JPEG XL: frames of different sizes")
             }
             if animated {
@@ -98,10 +106,15 @@ enum JXLEncoding {
                 header.duration = UInt32(min(max(1, milliseconds), Double(UInt32.max)))
                 try encoder.check(JxlEncoderSetFrameHeader(settings, &header), "frame header")
             }
-            let samples = alpha ? frame.pixels.bytes : rgb(frame.pixels)
-            try samples.withUnsafeBytes { bytes in
-                try encoder.check(
-                    JxlEncoderAddImageFrame(settings, &format, bytes.baseAddress, bytes.count), "frame")
+            if wide {
+                try JXLHighBitDepth.samples(frame.pixels, alpha: alpha).withUnsafeBytes { bytes in
+                    try encoder.check(JxlEncoderAddImageFrame(settings, &format, bytes.baseAddress, bytes.count), "frame")
+                }
+            } else {
+                let samples = alpha ? frame.pixels.bytes : rgb(frame.pixels)
+                try samples.withUnsafeBytes { bytes in
+                    try encoder.check(JxlEncoderAddImageFrame(settings, &format, bytes.baseAddress, bytes.count), "frame")
+                }
             }
         }
         JxlEncoderCloseInput(encoder.pointer)

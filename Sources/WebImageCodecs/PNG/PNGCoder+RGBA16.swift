@@ -6,7 +6,7 @@ extension PNGCoder {
     /// 16 bits, the colour description (`cICP`, `iCCP`, …) attached as it is, not converted.
     /// `nil` for 8-bit and animated PNGs and for 8-bit requests: the caller decodes them as usual.
     func decodeHighBitDepth(_ bytes: UnsafeRawBufferPointer, layout: PNGLayout, options: DecodeOptions) throws -> Image? {
-        guard options.preferredPixelFormat == .rgba16, layout.header.bitDepth == 16, layout.animation == nil else {
+        guard options.decodedPixelFormat == .rgba16, layout.header.bitDepth == 16, layout.animation == nil else {
             return nil
         }
         let output = PNGOutput(layout: layout, options: options)

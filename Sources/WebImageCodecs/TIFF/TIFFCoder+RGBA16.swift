@@ -8,7 +8,7 @@ extension TIFFCoder {
     /// ICC profile attached, not converted. `nil` when the first page is not a 16-bit layout read
     /// here or the options want 8 bits: the caller decodes as usual.
     func decodeHighBitDepth(_ data: Data, file: TIFFMemoryFile, pages: [TIFFPage], options: DecodeOptions) throws -> Image? {
-        guard options.preferredPixelFormat == .rgba16, !pages[0].isCMYK else { return nil }
+        guard options.decodedPixelFormat == .rgba16, !pages[0].isCMYK else { return nil }
         try file.select(pages[0].directory)
         guard file.rgba16Layout() != nil else { return nil }
         try options.limits.checkBudget(frames: pages.count, of: pages[0].size, format: .rgba16)

@@ -48,6 +48,17 @@ public struct DecodeOptions: Sendable, Hashable {
     /// sources and the other formats still decode to RGBA8. The decoded-bytes budget counts
     /// 8 bytes a pixel for a 16-bit decode.
     public var preferredPixelFormat: PixelFormat = .rgba8
+    /// Which rendition of an HDR source to give (SPEC H-5): ``DynamicRange/standard`` (the
+    /// default) tone-maps PQ and HLG to SDR; ``DynamicRange/high`` decodes deeper-than-8-bit
+    /// sources to RGBA16 with their PQ or HLG signal kept, whatever ``preferredPixelFormat`` says.
+    public var dynamicRange: DynamicRange = .standard
+
+    /// The pixel format decoders produce for a source with more than 8 bits a channel:
+    /// ``PixelFormat/rgba16`` when ``dynamicRange`` is ``DynamicRange/high``, else
+    /// ``preferredPixelFormat``.
+    public var decodedPixelFormat: PixelFormat {
+        dynamicRange == .high ? .rgba16 : preferredPixelFormat
+    }
 
     public init(
         thumbnailPixelSize: PixelSize? = nil,

@@ -5,8 +5,9 @@ import Synchronization
 /// encoded:
 ///
 /// - **Count** (`fetch-ahead`): at most `workers + fetchAhead` requests hold a source —
-///   `workers` rendering and `fetchAhead` fetched ahead of a free worker. Without the setting
-///   the count is not bounded.
+///   `workers` rendering and `fetchAhead` fetched ahead of a free worker (the service passes
+///   ``ImageServiceConfiguration/resolvedFetchAhead``, the worker count unless set; `nil` here
+///   leaves the count unbounded).
 /// - **Bytes** (`max-source-memory`): a place reserves bytes before the fetch — the most a
 ///   source may be, `max-src-bytes`, since its size is not known yet — and, once the source is
 ///   here, keeps only its size (``settle(reserved:actual:)``). So the bytes of sources held and

@@ -8,6 +8,9 @@ struct DecodedSource: Sendable {
     /// Whether the decoder already drew the request's `page` (a PDF page), so the
     /// `ProcessingStep/page` step leaves the image as it is.
     var pageSelected = false
+    /// Whether the request's `pages` are stacked into one still image (the result does not keep
+    /// animation) rather than kept as frames.
+    var stacksPages = false
     /// An orientation still to apply to `image`: the main image's EXIF orientation when `image`
     /// is its embedded thumbnail (`ProcessingStep/thumbnailOrientation`).
     var pendingOrientation: ImageOrientation = .up

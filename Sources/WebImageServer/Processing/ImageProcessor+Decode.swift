@@ -10,17 +10,23 @@ extension ImageProcessor {
     }
 
     /// Decodes `data`, already detected as `format`, as ``decode(_:options:keepAnimation:)`` does.
-    func decode(_ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool) throws(ImageServiceError) -> DecodedSource {
+    func decode(
+        _ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool, dynamicRange: DynamicRange = .standard
+    ) throws(ImageServiceError) -> DecodedSource {
         var decodeOptions = DecodeOptions()
+        decodeOptions.dynamicRange = dynamicRange
         decodeOptions.applyOrientation = options.autoRotate ?? true
         decodeOptions.colorManagement = (options.stripColorProfile ?? stripColorProfile) ? .convertToSRGB : .preserve
         decodeOptions.firstFrameOnly = !keepAnimation
         limits.applied(to: &decodeOptions)
         do {
-            if let page = options.page {
-                return try decodePage(page, of: data, format: format, decodeOptions: decodeOptions)
+            let pages = options.pages ?? 1
+            if options.page != nil || pages > 1 {
+                var source = try decodePages(from: options.page ?? 0, count: pages, of: data, format: format, decodeOptions: decodeOptions)
+                source.stacksPages = pages > 1 && !keepAnimation
+                return source
             }
-            if shrinkOnLoad, options.resizingAlgorithm.allowsReducedDecode, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
+            if shrinkOnLoad, options.resizingAlgorithm.allowsReducedDecode, dynamicRange == .standard || format != .png, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
                 return reduced
             }
             return DecodedSource(image: try decodeWhole(data, format: format, options: decodeOptions), reduction: nil)
@@ -33,16 +39,17 @@ extension ImageProcessor {
         }
     }
 
-    /// The source for the `page` option: a PDF's page drawn by the decoder; otherwise the first
-    /// frame for page 0 and every frame up to the decoder's limits for a later page, which the
-    /// `ProcessingStep/page` step picks (TIFF pages and animation frames are frames).
-    private func decodePage(_ page: Int, of data: Data, format: ImageFormat, decodeOptions: DecodeOptions) throws -> DecodedSource {
+    /// The source for the `page` and `pages` options: a PDF's page drawn by the decoder (one
+    /// page: `pages` over 1 is refused for a PDF); otherwise the first frame for one page from 0
+    /// and every frame up to the decoder's limits else, which the `ProcessingStep/page` step
+    /// picks (TIFF pages and animation frames are frames).
+    private func decodePages(from page: Int, count: Int, of data: Data, format: ImageFormat, decodeOptions: DecodeOptions) throws -> DecodedSource {
         var pageOptions = decodeOptions
         if format == .pdf {
             pageOptions.pageIndex = page
             return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil, pageSelected: true)
         }
-        pageOptions.firstFrameOnly = page == 0
+        pageOptions.firstFrameOnly = page == 0 && count == 1
         return DecodedSource(image: try decodeWhole(data, format: format, options: pageOptions), reduction: nil)
     }
 

@@ -16,6 +16,8 @@ struct ImageProcessor: Sendable {
     /// The service's `strip-color-profile` setting: convert to sRGB (default) or keep the
     /// source's profile, when the URL has no `scp` option.
     var stripColorProfile = true
+    /// The service's `preserve-hdr` setting, for requests without a `preserve_hdr` option.
+    var preserveHDR = false
     /// JPEG XL's encoding effort (the `jxl-effort` setting).
     var jxlEffort = 4
     /// libaom's speed for AVIF (the `avif-speed` setting); `nil` chooses by result size.
@@ -96,7 +98,9 @@ struct ImageProcessor: Sendable {
             image = try whole.decode(thumbnail.data, format: .jpeg, options: options, keepAnimation: false)
             if options.autoRotate ?? true { image.pendingOrientation = thumbnail.orientation }
         } else {
-            image = try decode(data, format: sourceFormat, options: options, keepAnimation: animate)
+            image = try decode(
+                data, format: sourceFormat, options: options, keepAnimation: animate,
+                dynamicRange: dynamicRange(for: options, output: best == nil ? format : nil))
         }
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)
@@ -125,8 +129,25 @@ struct ImageProcessor: Sendable {
         var size = metadata.pixelSize
         let oriented = (options.autoRotate ?? true) && metadata.orientation.swapsDimensions
         if oriented != (options.rotate % 180 != 0) { size = PixelSize(width: size.height, height: size.width) }
+        let pages = options.pages ?? 1, available = max(1, (metadata.frameCount ?? 1) - (options.page ?? 0))
+        if pages > 1, metadata.format == .pdf {
+            throw .unprocessable("pages over 1 is not available for a PDF source; ask for one page with page")
+        }
+        var frames = 1
+        if keepAnimation, options.page == nil, pages == 1 {
+            frames = max(1, metadata.frameCount ?? 1)
+        } else if pages > 1, keepAnimation {
+            frames = min(pages, available)
+        } else if pages > 1 {
+            // Stacked top to bottom: as tall as the pages taken, checked before decoding.
+            let (height, overflow) = size.height.multipliedReportingOverflow(by: min(pages, available))
+            let (pixels, pixelsOverflow) = size.width.multipliedReportingOverflow(by: overflow ? 0 : height)
+            guard !overflow, !pixelsOverflow, pixels <= limits.maxSourcePixels else {
+                throw .tooLarge("\(min(pages, available)) pages of \(size) stacked exceed \(limits.maxSourcePixels) pixels")
+            }
+            size = PixelSize(width: size.width, height: height)
+        }
         let plan = GeometryPlan(source: size, options: options)
-        let frames = keepAnimation && options.page == nil ? max(1, metadata.frameCount ?? 1) : 1
         try ProcessingBudget(limits: limits).check(output: plan.outputSize, frames: frames, options: options)
     }
 

@@ -15,6 +15,8 @@ struct ProcessingContext {
     let limits: ProcessingLimits
     /// Whether the decoder already drew the request's `page` (``DecodedSource/pageSelected``).
     let pageSelected: Bool
+    /// Whether `pages` stacks its pages into one still (``DecodedSource/stacksPages``).
+    let stacksPages: Bool
     /// An orientation the decoder did not apply (``DecodedSource/pendingOrientation``).
     let pendingOrientation: ImageOrientation
     /// The geometry, planned on the full size (set by `ProcessingStep/plan`).
@@ -42,6 +44,7 @@ struct ProcessingContext {
         image = source.image
         reduction = source.reduction
         pageSelected = source.pageSelected
+        stacksPages = source.stacksPages
         pendingOrientation = source.pendingOrientation
         self.options = options
         self.limits = limits

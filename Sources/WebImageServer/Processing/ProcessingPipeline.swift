@@ -8,7 +8,7 @@ struct ProcessingPipeline: Sendable {
     /// The steps, first to last.
     let steps: [ProcessingStep]
 
-    /// The service's steps: the embedded thumbnail's orientation, page (one page or frame),
+    /// The service's steps: the embedded thumbnail's orientation, page (`page` and `pages`),
     /// `disable_animation` (the first frame),
     /// rotate, flip, trim, plan (geometry and result limits), the watermark sized for the
     /// result, the frame steps on every frame (`ProcessingStep/frames`), the chained

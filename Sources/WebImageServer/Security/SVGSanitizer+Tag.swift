@@ -107,8 +107,9 @@ extension SVGSanitizer {
                         }
                     }
                     // What is written is judged again: an escape adds a `&`, which the rules
-                    // for links and `url(…)` refuse (an entity could spell a scheme).
-                    if written.count != kept.count, Self.keptValue(name: name, value: written) == nil {
+                    // for links and `url(…)` refuse (an entity could spell a scheme) and CSS
+                    // drops; a value is kept only when its written form would be kept as it is.
+                    if written.count != kept.count, Self.keptValue(name: name, value: written) != .some(written) {
                         out.removeLast(name.count + 1)
                         continue
                     }
@@ -122,6 +123,10 @@ extension SVGSanitizer {
             return out
         }
 
+        /// Attributes whose value is a link (by local name): kept only when the target is in the
+        /// document (`#…`, whatever follows) or a raster `data:image/…`.
+        static let linkAttributes: Set<String> = ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"]
+
         /// The value to keep for an attribute (`.some(nil)` for one without a value), `nil` to
         /// drop it.
         static func keptValue(name: [UInt8], value: [UInt8]?) -> [UInt8]?? {
@@ -131,9 +136,13 @@ extension SVGSanitizer {
             let local = SVGSanitizer.localName(name)
             if SVGSanitizer.hasPrefix(local, "on") { return nil }
             guard let value else { return .some(nil) }
+            // A control character XML forbids (NUL and the other C0 bytes but tab, line feed and
+            // carriage return) makes the document one no XML parser reads; the value is dropped
+            // rather than judged, since nothing reads it the way it is judged.
+            if value.contains(where: Tag.isForbiddenControl) { return nil }
             let squeezed = value.filter { $0 > 0x20 }.map(SVGSanitizer.lower)
             let hasEntity = value.contains(UInt8(ascii: "&"))
-            if ["href", "src", "action", "formaction", "background", "dynsrc", "lowsrc"].contains(String(decoding: local, as: UTF8.self)) {
+            if linkAttributes.contains(String(decoding: local, as: UTF8.self)) {
                 // An entity could spell a scheme; a target that starts with `#` has none.
                 let fragment = value.first { !Tag.isSpace($0) } == UInt8(ascii: "#")
                 guard SVGSanitizer.isLocalReference(String(decoding: value, as: UTF8.self)), fragment || !hasEntity else { return nil }
@@ -159,6 +168,11 @@ extension SVGSanitizer {
         static func isNameByte(_ byte: UInt8) -> Bool {
             isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
                 || byte == UInt8(ascii: ".")
+        }
+
+        /// A C0 control byte that XML 1.0 allows nowhere (every one but tab, LF and CR).
+        static func isForbiddenControl(_ byte: UInt8) -> Bool {
+            byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
         }
 
         static func isSpace(_ byte: UInt8) -> Bool {

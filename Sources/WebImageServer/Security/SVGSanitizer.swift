@@ -94,7 +94,10 @@ enum SVGSanitizer {
                 var css = Array(svg[index..<end])
                 css = removing(Array("<![CDATA[".utf8), from: css)
                 css = removing(Array("]]>".utf8), from: css)
-                output.append(contentsOf: sanitizeStyle(css))
+                let sheet = sanitizeStyle(css)
+                // `]]>` may not stand in text, and a second reading would remove it, joining what
+                // is around it: a sheet that still holds one (the `<` removed made it) is dropped.
+                output.append(contentsOf: find(sheet, "]]>", from: 0) == nil ? sheet : [])
                 index = end
             }
         }
@@ -196,6 +199,16 @@ enum SVGSanitizer {
     /// no `<` (CSS needs none; markup could end the style element in an HTML parser). Matched on
     /// bytes, ASCII case-insensitively, as a CSS parser reads them.
     static func sanitizeStyle(_ css: [UInt8]) -> [UInt8] {
+        let once = neutralizedStyle(css)
+        // Removing a piece joins its neighbours, which can spell what a pass removes
+        // (`@imp@import a;ort "http://e/x.css"` leaves an `@import` of a string, which no `url(`
+        // rule sees): CSS that a second pass would change is dropped, so what is kept is what
+        // was judged.
+        return neutralizedStyle(once) == once ? once : []
+    }
+
+    /// One pass of ``sanitizeStyle(_:)``.
+    private static func neutralizedStyle(_ css: [UInt8]) -> [UInt8] {
         var bytes = css.filter { $0 != UInt8(ascii: "<") }
         // Entity and backslash escapes could spell `url` or `@import` in disguise: such CSS is dropped.
         if bytes.contains(UInt8(ascii: "\\")) || bytes.contains(UInt8(ascii: "&")) { return [] }

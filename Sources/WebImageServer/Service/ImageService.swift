@@ -58,6 +58,7 @@ public final class ImageService: Sendable {
             avifSpeed: configuration.avifSpeed, avifOptions: configuration.avifOptions, autoquality: configuration.autoquality,
             autoqualityFormatMin: configuration.autoqualityFormatMin, autoqualityFormatMax: configuration.autoqualityFormatMax)
         processor.unsharpMasking = configuration.unsharpMasking
+        processor.preserveHDR = configuration.preserveHDR
         processor.jpegOptions = configuration.jpegOptions
         processor.pngOptions = configuration.pngOptions
         processor.webpOptions = configuration.webpOptions
@@ -65,7 +66,7 @@ public final class ImageService: Sendable {
         results = ResultCache(capacity: configuration.resultCacheBytes)
         gate = AdmissionGate(workers: configuration.workers, queue: configuration.queue)
         pool = ProcessingPool(name: "webimage.server", width: configuration.workers)
-        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.fetchAhead, byteBudget: configuration.sourceMemory)
+        slots = SourceSlots(workers: configuration.workers, fetchAhead: configuration.resolvedFetchAhead, byteBudget: configuration.sourceMemory)
         let metrics = ServiceMetrics()
         self.metrics = metrics
         resultStore = configuration.resultStore.map { store in

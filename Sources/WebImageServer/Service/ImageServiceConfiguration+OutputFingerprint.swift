@@ -7,7 +7,7 @@ extension ImageServiceConfiguration {
     /// limits refuse requests but never change a result's bytes.)
     public var outputFingerprint: String {
         "strip-color-profile=\(stripColorProfile) watermark-opacity=\(watermarkOpacity)" + autoqualityFingerprint + bestFormatFingerprint
-            + encoderFingerprint + optionDefaultsFingerprint
+            + encoderFingerprint + optionDefaultsFingerprint + (preserveHDR ? " preserve-hdr=true" : "")
     }
 }
 

@@ -23,6 +23,10 @@ public struct ImageServiceConfiguration: Sendable {
     /// `IMGPROXY_STRIP_COLOR_PROFILE`, default on); off, results keep the source's colours and
     /// embed its profile. The `strip_color_profile` (`scp`) URL option overrides it.
     public var stripColorProfile = true
+    /// Keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results (imgproxy 4's
+    /// `IMGPROXY_PRESERVE_HDR`, default off: results are tone-mapped to SDR). The
+    /// `preserve_hdr` URL option overrides it.
+    public var preserveHDR = false
     /// Negotiate AVIF from `Accept` when no format is given (before WebP).
     public var autoAVIF = true
     /// Negotiate JPEG XL from `Accept` when no format is given (before AVIF; imgproxy's
@@ -62,9 +66,10 @@ public struct ImageServiceConfiguration: Sendable {
     public var queue = 64
     /// Requests that may fetch their source while every worker is busy (each then holds its
     /// encoded source until it is rendered): at most `workers + fetchAhead` sources are held at
-    /// once. `nil` (the default) lets every admitted request fetch at once, so fetches overlap
-    /// renders; `0` fetches a source only for a free worker, as imgproxy does, which bounds memory
-    /// by `workers` sources but leaves a worker idle while its source downloads.
+    /// once. `nil` (the default): as many as ``workers`` (``resolvedFetchAhead``), so each worker
+    /// has its next source downloaded while it renders; `0` fetches a source only for a free
+    /// worker, as imgproxy does, which holds at most `workers` sources but leaves a worker idle
+    /// while its source downloads.
     public var fetchAhead: Int?
     /// Bytes of sources requests may hold at once, downloads in flight included (each counted
     /// at `limits.maxSourceBytes` until its source is here, then at its size); a request waits

@@ -25,7 +25,7 @@ public enum ImageServiceSettings {
         Setting(name: "bind", meaning: "HOST:PORT to listen on; port 0 picks a free port", defaultValue: "127.0.0.1:8080", repeatable: false),
         Setting(name: "workers", meaning: "requests processed at once", defaultValue: "the core count", repeatable: false),
         Setting(name: "queue", meaning: "requests allowed to wait; beyond, 429", defaultValue: "64", repeatable: false),
-        Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered); 0 = fetch only for a free worker", defaultValue: "every admitted request", repeatable: false),
+        Setting(name: "fetch-ahead", meaning: "requests that may fetch their source while every worker is busy (each holds its source until rendered; the others wait unfetched, 503 with Retry-After when they cannot start in time); 0 = fetch only for a free worker", defaultValue: "the worker count", repeatable: false),
         Setting(name: "max-source-memory", meaning: "bytes of sources requests may hold at once, downloads in flight counted at max-src-bytes; a request waits for room before fetching, and gets 503 with Retry-After when it cannot start in time", defaultValue: "1073741824, or (workers + 1) × max-src-bytes when larger", repeatable: false),
         Setting(name: "max-src-resolution", meaning: "largest source in megapixels", defaultValue: "50", repeatable: false),
         Setting(name: "max-src-bytes", meaning: "largest source in bytes", defaultValue: "67108864", repeatable: false),
@@ -41,6 +41,7 @@ public enum ImageServiceSettings {
         Setting(name: "avif-speed", meaning: "AVIF encoder speed, 0 (slowest) to 9; auto = 9 up to 1.2 MP results, 8 above", defaultValue: "auto", repeatable: false),
         Setting(name: "avif-subsample", meaning: "AVIF chroma subsampling: auto (4:2:0 below quality 90, 4:4:4 from it), on (always 4:2:0) or off (always 4:4:4); the URL's avifo overrides", defaultValue: "auto", repeatable: false),
         Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
+        Setting(name: "preserve-hdr", meaning: "keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results instead of tone-mapping to SDR (URL option preserve_hdr overrides)", defaultValue: "false", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
         Setting(name: "cache-max-size", meaning: "bytes the source cache may hold; past it the oldest half is removed (0 = unbounded)", defaultValue: "1073741824", repeatable: false),
         Setting(name: "cache-max-age", meaning: "seconds a source stays in the source cache after it was written", defaultValue: "604800", repeatable: false),
@@ -175,6 +176,7 @@ public enum ImageServiceSettings {
             do { configuration.avifOptions = try AVIFOptions.parse([text], option: "avif-subsample") } catch { throw Problem(description: "\(error)") }
         }
         if let value = try bool("strip-color-profile") { configuration.stripColorProfile = value }
+        if let value = try bool("preserve-hdr") { configuration.preserveHDR = value }
         try applyAutoquality(values, to: &configuration)
         try applyBestFormat(values, to: &configuration)
         try applyUnsharpMasking(values, to: &configuration)

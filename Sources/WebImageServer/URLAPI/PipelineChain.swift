@@ -80,6 +80,7 @@ extension ProcessingOptions {
         take(\.enforceThumbnail)
         take(\.avifOptions)
         take(\.disableAnimation)
+        take(\.preserveHDR)
         take(\.fallbackImageURL)
         take(\.autoquality)
         take(\.jpegOptions)

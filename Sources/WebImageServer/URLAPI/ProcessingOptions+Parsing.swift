@@ -71,6 +71,12 @@ extension ProcessingOptions {
                 throw args.bad("page must be a whole number from 0 to \(Self.maximumPage)")
             }
             page = number
+        case "pages", "pgs":
+            try args.requireCount(1...1)
+            guard let number = Int(args.values[0]), number >= 1, number <= Self.maximumPage else {
+                throw args.bad("pages must be a whole number from 1 to \(Self.maximumPage)")
+            }
+            pages = number
         case "enforce_thumbnail", "eth":
             try args.requireCount(1...1)
             enforceThumbnail = try args.bool(0)
@@ -178,6 +184,9 @@ extension ProcessingOptions {
             try args.requireCount(1...2)
             cropAspectRatio = try args.number(0, in: 0...10_000, "aspect ratio")
             cropAspectRatioEnlarge = args.nonEmpty(1) == nil ? false : try args.bool(1)
+        case "preserve_hdr":
+            try args.requireCount(1...1)
+            preserveHDR = try args.bool(0)
         case "disable_animation", "da":
             try args.requireCount(1...1)
             disableAnimation = try args.bool(0)

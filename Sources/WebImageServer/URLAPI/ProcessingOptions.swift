@@ -85,6 +85,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `page` (`pg`): the 0-based page of a PDF or TIFF source, or frame of an animated one,
     /// rendered alone as a still image; `nil` = the whole source (a still source's only page).
     public var page: Int?
+    /// `pages` (`pgs`): how many pages of a multi-page source (TIFF) or frames of an animated one
+    /// to take from `page` (default 0). They stay an animation when the result keeps animation,
+    /// and are stacked top to bottom, left-aligned, into one still image otherwise; past the last
+    /// page, the pages there are. `nil` = 1. Not available for a PDF source (one page at a time).
+    public var pages: Int?
     /// `enforce_thumbnail` (`eth`): process the thumbnail embedded in the source (a JPEG's EXIF
     /// thumbnail; a HEIC/HEIF thumbnail, or an AVIF one when libheif decodes AV1) instead of the
     /// main image, when there is one.
@@ -92,6 +97,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `keep_copyright` (`kcr`): write the source's EXIF `Copyright` and `Artist` into a JPEG
     /// result, the only metadata it then carries.
     public var keepCopyright = false
+    /// `preserve_hdr` (imgproxy 4): keep a PQ or HLG source's HDR signal and its bit depth
+    /// (more than 8 bits a channel) in an output that can carry them — PNG (16-bit with `cICP`),
+    /// AVIF (10/12-bit with `nclx`) and JPEG XL (16-bit) — instead of tone-mapping to SDR; other outputs are
+    /// tone-mapped as without it. `nil` = the service's `preserve-hdr` setting (off).
+    public var preserveHDR: Bool?
     /// `disable_animation` (`da`): treat every source as a still image, its first frame (or
     /// the `page` asked for).
     public var disableAnimation = false
@@ -161,12 +171,14 @@ public struct ProcessingOptions: Sendable, Hashable {
         parts.append("ar:\(autoRotate.map(String.init) ?? "-")")
         parts.append("sm:\(stripMetadata.map(String.init) ?? "-")")
         if let page { parts.append("pg:\(page)") }
+        if let pages { parts.append("pgs:\(pages)") }
         if enforceThumbnail { parts.append("eth:1") }
         if keepCopyright { parts.append("kcr:1") }
         if let stripColorProfile { parts.append("scp:\(stripColorProfile)") }
         if let limits = limits.canonicalText { parts.append(limits) }
         if let colors = colorFilters.canonicalText { parts.append(colors) }
         if disableAnimation { parts.append("da:1") }
+        if let preserveHDR { parts.append("preserve_hdr:\(preserveHDR)") }
         if let avif = avifOptions.canonicalText { parts.append(avif) }
         if cropAspectRatio > 0 { parts.append("car:\(cropAspectRatio):\(cropAspectRatioEnlarge)") }
         if let fallbackImageURL { parts.append("fiu:" + Base64URL.encode(Array(fallbackImageURL.utf8))) }
