@@ -201,8 +201,9 @@ bench-colour: setup
 	$(SWIFT) build -c release --product webimage-bench
 	.build/release/webimage-bench colour $(COLOUR_ITERATIONS)
 
-## bench-ssimulacra2: one SSIMULACRA2 comparison of 512x512 pixels on one thread, median of
-## SSIMULACRA2_ITERATIONS (docs/PERFORMANCE.md, "Perceptual metric")
+## bench-ssimulacra2: one SSIMULACRA2 comparison of 512x512 pixels on one thread, interleaved with
+## preparing the reference and comparing against it; medians of SSIMULACRA2_ITERATIONS
+## (docs/PERFORMANCE.md, "Perceptual metric"; WEBIMAGE_METRIC_KERNELS=portable: baseline kernels)
 SSIMULACRA2_ITERATIONS ?= 51
 bench-ssimulacra2: setup
 	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)

@@ -74,10 +74,13 @@ let package = Package(
         // C rather than Swift: Swift has no per-function target attribute, and a whole module
         // built with -mavx2 would not run on baseline x86-64 (WebImage.docc, Performance).
         .target(name: "CResampleKernels"),
+        // SSIMULACRA2's row loops, the same way: one C source over 8-float vectors, compiled for
+        // the baseline and again with AVX2 and FMA behind the CPU check.
+        .target(name: "CMetricKernels"),
 
         // The image model, format sniffing, coder protocols and registry: Swift, with C only
-        // for the resampler's machine-width kernels.
-        .target(name: "WebImageCore", dependencies: ["CResampleKernels"], swiftSettings: swiftSettings),
+        // for the resampler's and the metric's machine-width kernels.
+        .target(name: "WebImageCore", dependencies: ["CResampleKernels", "CMetricKernels"], swiftSettings: swiftSettings),
 
         // Decoders and encoders over the C libraries.
         .target(

@@ -1,7 +1,7 @@
 #pragma once
 // libjpeg-turbo's libjpeg API (libjpeg62-turbo), for the one decode TurboJPEG's API cannot
 // express: a scaled decode with interblock smoothing off (JPEGReducedScanDecode.swift), and
-// an encode with flat quantisation tables (JPEGFlatCompression.swift).
+// an encode with chosen quantisation tables (JPEGTableCompression.swift).
 // libjpeg reports errors by calling `error_exit`, which must not return; Swift cannot catch a
 // longjmp, so the whole decode runs in the C function below, which owns the setjmp.
 #include <setjmp.h>
@@ -102,19 +102,19 @@ static inline int wi_jpeg_decode_scaled_unsmoothed(
 }
 
 /// Encodes `height` rows of `width` RGBA pixels (alpha ignored; rows tightly packed) as a
-/// JFIF JPEG whose luma and chroma quantisation tables are flat (every step 16 at quality 50,
-/// scaled by libjpeg's quality curve) instead of the JPEG Annex K tables, with the accurate
-/// integer DCT; `full_chroma` keeps chroma at full resolution (4:4:4) instead of 4:2:0, and
-/// `progressive` writes libjpeg's standard progressive scans. On success `*out` holds
+/// JFIF JPEG with the given quantisation tables: `luma` and `chroma`, 64 steps each in natural
+/// order at quality 50, scaled by libjpeg's quality curve and limited to 1…255 (baseline), with
+/// the accurate integer DCT; `full_chroma` keeps chroma at full resolution (4:4:4) instead of
+/// 4:2:0, and `progressive` writes libjpeg's standard progressive scans. On success `*out` holds
 /// `*out_size` bytes the caller frees with `free`.
-static inline int wi_jpeg_compress_flat(
+static inline int wi_jpeg_compress_tables(
     const unsigned char *pixels, unsigned int width, unsigned int height, int quality,
+    const unsigned int *luma, const unsigned int *chroma,
     int full_chroma, int progressive, unsigned char **out, unsigned long *out_size,
     char *message, size_t message_capacity)
 {
     struct jpeg_compress_struct cinfo;
     wi_jpeg_error_state state;
-    unsigned int flat[DCTSIZE2];
     *out = NULL;
     *out_size = 0;
     cinfo.err = jpeg_std_error(&state.manager);
@@ -137,10 +137,9 @@ static inline int wi_jpeg_compress_flat(
     cinfo.in_color_space = JCS_EXT_RGBA;
     jpeg_set_defaults(&cinfo);
     cinfo.dct_method = JDCT_ISLOW;
-    for (int i = 0; i < DCTSIZE2; i++) flat[i] = 16;
     int scale = jpeg_quality_scaling(quality);
-    jpeg_add_quant_table(&cinfo, 0, flat, scale, TRUE);
-    jpeg_add_quant_table(&cinfo, 1, flat, scale, TRUE);
+    jpeg_add_quant_table(&cinfo, 0, luma, scale, TRUE);
+    jpeg_add_quant_table(&cinfo, 1, chroma, scale, TRUE);
     if (full_chroma) {
         cinfo.comp_info[0].h_samp_factor = 1;
         cinfo.comp_info[0].v_samp_factor = 1;

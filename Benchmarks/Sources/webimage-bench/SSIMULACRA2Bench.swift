@@ -4,7 +4,10 @@ import WebImageCore
 
 /// `webimage-bench ssimulacra2 ITERATIONS`: one SSIMULACRA2 comparison of 512×512 pixels (a
 /// generated picture against its JPEG q50), with one reused scorer, timed ITERATIONS times on
-/// this thread. Prints median wall and CPU ms per comparison and the score.
+/// this thread, interleaved with preparing the reference (`SSIMULACRA2.PreparedReference`) and
+/// one comparison against the prepared reference (what each candidate of an autoquality search
+/// costs). Prints median wall and CPU ms of each and the scores. `WEBIMAGE_METRIC_KERNELS=portable`
+/// in the environment measures the baseline kernels.
 enum SSIMULACRA2Bench {
     static func run(iterations: Int) throws {
         let side = 512
@@ -26,18 +29,29 @@ enum SSIMULACRA2Bench {
             Image(pixels: reference, hasAlpha: false), format: .jpeg, options: EncodeOptions(quality: 0.5))
         let distorted = try CodersManager.shared.decode(jpeg, options: DecodeOptions()).pixels
         let scorer = SSIMULACRA2.Scorer()
+        var prepared = try SSIMULACRA2.PreparedReference(reference)
         var score = try scorer.score(reference: reference, distorted: distorted)
-        var wall: [Double] = []
-        var cpu: [Double] = []
+        var preparedScore = try scorer.score(prepared: prepared, distorted: distorted)
+        let names = ["comparison", "prepare", "prepared_comparison"]
+        var wall = [[Double]](repeating: [], count: names.count)
+        var cpu = wall
         for _ in 0..<iterations {
-            let w0 = clockMilliseconds(CLOCK_MONOTONIC)
-            let c0 = clockMilliseconds(CLOCK_THREAD_CPUTIME_ID)
-            score = try scorer.score(reference: reference, distorted: distorted)
-            cpu.append(clockMilliseconds(CLOCK_THREAD_CPUTIME_ID) - c0)
-            wall.append(clockMilliseconds(CLOCK_MONOTONIC) - w0)
+            for (index, _) in names.enumerated() {
+                let w0 = clockMilliseconds(CLOCK_MONOTONIC)
+                let c0 = clockMilliseconds(CLOCK_THREAD_CPUTIME_ID)
+                switch index {
+                case 0: score = try scorer.score(reference: reference, distorted: distorted)
+                case 1: prepared = try SSIMULACRA2.PreparedReference(reference)
+                default: preparedScore = try scorer.score(prepared: prepared, distorted: distorted)
+                }
+                cpu[index].append(clockMilliseconds(CLOCK_THREAD_CPUTIME_ID) - c0)
+                wall[index].append(clockMilliseconds(CLOCK_MONOTONIC) - w0)
+            }
         }
-        wall.sort()
-        cpu.sort()
-        print(String(format: "ssimulacra2 512x512: median_ms=%.3f cpu_ms=%.3f score=%.4f", wall[wall.count / 2], cpu[cpu.count / 2], score))
+        for (index, name) in names.enumerated() {
+            let w = wall[index].sorted(), c = cpu[index].sorted()
+            print(String(format: "ssimulacra2 512x512 %@: median_ms=%.3f cpu_ms=%.3f", name, w[w.count / 2], c[c.count / 2]))
+        }
+        print(String(format: "ssimulacra2 512x512 scores: plain=%.4f prepared=%.4f", score, preparedScore))
     }
 }

@@ -21,10 +21,10 @@ enum JPEGCompression {
         guard pixels.width <= 65_535, pixels.height <= 65_535 else {
             throw WebImageError.encodingFailed(reason: "\(pixels.width)x\(pixels.height) exceeds JPEG's 65535 limit")
         }
-        if settings.flatQuantTable, !grey {
-            return try JPEGFlatCompression.compress(
-                pixels, quality: libraryQuality(quality), fullChroma: settings.noSubsample || quality >= fullChromaQuality,
-                progressive: settings.progressive)
+        if settings.quantTable != 0, !grey {
+            return try JPEGTableCompression.compress(
+                pixels, quality: libraryQuality(quality), tables: settings.quantTable,
+                fullChroma: settings.noSubsample || quality >= fullChromaQuality, progressive: settings.progressive)
         }
         let handle = try TurboJPEGHandle.compressor()
         let subsampling = grey ? TJSAMP_GRAY : settings.noSubsample || quality >= fullChromaQuality ? TJSAMP_444 : TJSAMP_420

@@ -14,11 +14,18 @@ import WebImageCore
 /// whose frames change a little (the usual case, long GIF animations included)
 /// compresses only what changed. The writer holds the previous frame for the comparison.
 ///
-/// One pixel layout for the whole file: RGBA when the writer was made with alpha, else RGB.
+/// One pixel layout for the whole file: RGBA when the writer was made with alpha, else RGB; or,
+/// made with a palette, 8-bit indices into that one palette (APNG has a single `PLTE` for every
+/// frame), the first frame's `PLTE` and `tRNS` kept with its `IHDR`. Interlacing (Adam7) applies
+/// to every frame's data, as the `IHDR` says.
 final class APNGFrameWriter: AnimationFrameWriter {
     private let alpha: Bool
     private let loopCount: Int
-    /// The first frame's `IHDR` chunk, whole.
+    private let interlaced: Bool
+    /// The palette and every frame's indices, frame after frame (``PNGCoder`` quantises the
+    /// frames together).
+    private let palette: GIFQuantizer.Result?
+    /// The first frame's `IHDR` chunk, whole (and its `PLTE` and `tRNS` with a palette).
     private var header: [UInt8]?
     /// `fcTL`, `IDAT` and `fdAT` chunks of the frames so far.
     private var body = PNGChunkWriter(signature: false)
@@ -30,9 +37,14 @@ final class APNGFrameWriter: AnimationFrameWriter {
     /// - Parameters:
     ///   - alpha: write RGBA (else RGB, alpha dropped).
     ///   - loopCount: plays (0 = forever).
-    init(alpha: Bool, loopCount: Int) {
+    ///   - interlaced: Adam7-interlace every frame.
+    ///   - palette: write indexed frames: its `indices` hold every frame's, in the order they
+    ///     are added.
+    init(alpha: Bool, loopCount: Int, interlaced: Bool = false, palette: GIFQuantizer.Result? = nil) {
         self.alpha = alpha
         self.loopCount = loopCount
+        self.interlaced = interlaced
+        self.palette = palette
     }
 
     func encodeStill(_ pixels: PixelBuffer) throws -> Data {
@@ -43,15 +55,26 @@ final class APNGFrameWriter: AnimationFrameWriter {
         let region = previous.map { FrameDifference.changedRegion(from: $0, to: pixels) }
             ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
         previous = pixels
-        let part = FrameDifference.crop(pixels, to: region)
-        let png = try SPNGEncoding.encode(part, alpha: alpha)
+        let png: [UInt8]
+        if let palette {
+            png = try SPNGEncoding.encodeIndexed(
+                try Self.indices(of: palette, frame: frameCount, size: pixels, region: region), width: region.width,
+                height: region.height, palette: palette, interlaced: interlaced)
+        } else {
+            png = try SPNGEncoding.encode(
+                FrameDifference.crop(pixels, to: region), alpha: alpha, settings: PNGEncodeSettings(interlaced: interlaced))
+        }
         try png.withUnsafeBytes { bytes in
             let (chunks, truncated) = try PNGChunkScanner.chunks(in: bytes)
             guard !truncated, let ihdr = chunks.first, ihdr.type == .ihdr, ihdr.data.count == 13 else {
                 throw WebImageError.encodingFailed(reason: "APNG: libspng output unreadable")
             }
             let first = header == nil
-            if first { header = Array(bytes[ihdr.whole]) }
+            if first {
+                var kept = Array(bytes[ihdr.whole])
+                for chunk in chunks where chunk.type == .plte || chunk.type == .trns { kept += bytes[chunk.whole] }
+                header = kept
+            }
             var fctl: [UInt8] = []
             fctl.appendBigEndian(sequence)
             sequence += 1
@@ -92,6 +115,23 @@ final class APNGFrameWriter: AnimationFrameWriter {
         body = PNGChunkWriter(signature: false)
         writer.append(.iend, [])
         return Data(writer.bytes)
+    }
+
+    /// The palette indices of `region` of frame `frame` (each frame `size.width × size.height`).
+    private static func indices(
+        of palette: GIFQuantizer.Result, frame: Int, size: PixelBuffer, region: PixelRect
+    ) throws -> [UInt8] {
+        let width = size.width, count = width * size.height
+        guard (frame + 1) * count <= palette.indices.count else {
+            throw WebImageError.encodingFailed(reason: "APNG: frame \(frame + 1) is past the frames the palette was made for")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(region.width * region.height)
+        for y in region.y..<(region.y + region.height) {
+            let start = frame * count + y * width + region.x
+            out += palette.indices[start..<(start + region.width)]
+        }
+        return out
     }
 
     /// A duration as an `fcTL` delay fraction: milliseconds when they fit, else centiseconds.

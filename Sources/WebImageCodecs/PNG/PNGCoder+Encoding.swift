@@ -63,14 +63,31 @@ extension PNGCoder: AnimatedImageEncoding {
 
     /// Every frame through ``APNGFrameWriter``, as the frame-by-frame encoder does; a still with
     /// interlacing or quantisation asked for (`settings`) through libspng's whole-image encode.
-    /// Animations are written without either.
+    /// An animation gets them too: every frame Adam7-interlaced, and one palette for all the
+    /// frames (APNG has one `PLTE`), made by the still's quantiser from every frame's pixels.
     private static func encode(_ frames: [ImageFrame], alpha: Bool, loopCount: Int, settings: PNGEncodeSettings) throws -> Data {
         if frames.count == 1, settings.interlaced || settings.quantize {
             return Data(try SPNGEncoding.encode(frames[0].pixels, alpha: alpha, settings: settings))
         }
+        let palette = frames.count > 1 && settings.quantize ? try sharedPalette(frames, maxColors: settings.quantizationColors) : nil
         let image = Image(frames: frames, loopCount: loopCount, hasAlpha: alpha)
-        return try FrameByFrameEncoder.encode(
-            image, with: APNGFrameWriter(alpha: alpha, loopCount: loopCount), keepingHighBitDepth: frames.count == 1)
+        let writer = APNGFrameWriter(
+            alpha: alpha, loopCount: loopCount, interlaced: frames.count > 1 && settings.interlaced, palette: palette)
+        return try FrameByFrameEncoder.encode(image, with: writer, keepingHighBitDepth: frames.count == 1)
+    }
+
+    /// One palette for every frame of an animation: the frames' RGBA8 pixels one after the other,
+    /// quantised together (its `indices` hold each frame's in turn).
+    static func sharedPalette(_ frames: [ImageFrame], maxColors: Int) throws -> GIFQuantizer.Result {
+        let size = frames[0].pixels
+        guard frames.allSatisfy({ $0.pixels.width == size.width && $0.pixels.height == size.height }) else {
+            throw WebImageError.encodingFailed(reason: "APNG: a palette needs every frame at the canvas size")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(frames.count * size.width * size.height * 4)
+        for frame in frames { bytes += frame.pixels.convertedToRGBA8().bytes }
+        let all = PixelBuffer(width: size.width, height: size.height * frames.count, bytes: bytes)
+        return GIFQuantizer.quantize(all, maxColors: maxColors)
     }
 
     /// A PNG encoder that compresses each frame as it is added and keeps only the compressed

@@ -60,6 +60,44 @@ enum SPNGEncoding {
         return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
     }
 
+    /// Encodes `indices` (`width`×`height`, one entry of `palette` a pixel, rows top to bottom)
+    /// as an 8-bit indexed PNG with `palette`'s colours and transparent entry (its own indices
+    /// are not used), Adam7-interlaced when `interlaced`.
+    /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
+    static func encodeIndexed(
+        _ indices: [UInt8], width: Int, height: Int, palette: GIFQuantizer.Result, interlaced: Bool
+    ) throws -> [UInt8] {
+        guard indices.count == width * height else {
+            throw WebImageError.encodingFailed(reason: "PNG: \(indices.count) palette indices for \(width)x\(height) pixels")
+        }
+        guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
+            throw WebImageError.encodingFailed(reason: "PNG: could not create a libspng encoder")
+        }
+        defer { spng_ctx_free(ctx) }
+        var rc = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)
+        guard rc == 0 else { throw failure(rc) }
+        rc = spng_set_option(ctx, SPNG_IMG_COMPRESSION_STRATEGY, zlibDefaultStrategy)
+        guard rc == 0 else { throw failure(rc) }
+        var ihdr = spng_ihdr()
+        ihdr.width = UInt32(truncatingIfNeeded: width)
+        ihdr.height = UInt32(truncatingIfNeeded: height)
+        ihdr.bit_depth = 8
+        ihdr.color_type = UInt8(SPNG_COLOR_TYPE_INDEXED.rawValue)
+        if interlaced { ihdr.interlace_method = UInt8(SPNG_INTERLACE_ADAM7.rawValue) }
+        rc = spng_set_ihdr(ctx, &ihdr)
+        guard rc == 0 else { throw failure(rc) }
+        try setPalette(palette, on: ctx)
+        rc = indices.withUnsafeBytes {
+            spng_encode_image(ctx, $0.baseAddress, $0.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
+        }
+        guard rc == 0 else { throw failure(rc) }
+        var length = 0
+        var error: Int32 = 0
+        guard let buffer = spng_get_png_buffer(ctx, &length, &error), error == 0 else { throw failure(error) }
+        defer { free(buffer) }
+        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
     /// Writes `palette`'s colours as the PLTE chunk and, when it has a transparent entry, a tRNS
     /// chunk making that entry transparent.
     private static func setPalette(_ palette: GIFQuantizer.Result, on ctx: OpaquePointer) throws {

@@ -1,3 +1,5 @@
+import CMetricKernels
+
 /// SSIMULACRA2, the perceptual metric libjxl and sharp tune their encoders with (SPEC V-15):
 /// how close a distorted image looks to its reference, from 100 (identical) down through 90
 /// (visually lossless), 70 (high quality), 50 (medium), 30 (low) to negative values for strong
@@ -14,7 +16,8 @@
 ///   (0.1) and on a light (0.9) grey background, in the encoded values, and the lower of the two
 ///   scores is returned, as libjxl's tool does.
 /// - Memory: besides the two inputs, about 1.5 floats a pixel (the linear planes of the half
-///   scale) and rows; no limit is needed beyond the inputs' own.
+///   scale) and rows; no limit is needed beyond the inputs' own. A ``PreparedReference`` holds
+///   more (see there) to make each comparison with it cheaper.
 public enum SSIMULACRA2 {
     /// The smallest width and height compared (libjxl's tool stops at 8 pixels).
     public static let minimumDimension = 8
@@ -33,86 +36,174 @@ public enum SSIMULACRA2 {
     ///
     /// Not thread-safe: one caller at a time; make one scorer per task.
     public final class Scorer {
-        private let maps = ScaleMaps()
-        private let rows = FloatScratch()
-        private let planes = FloatScratch()
+        private let maps: ScaleMaps
+        private let pyramid = ScalePyramid()
 
         /// A scorer with no working memory yet.
-        public init() {}
+        public init() {
+            maps = ScaleMaps(level: SSIMULACRA2.kernelLevel)
+        }
+
+        /// A scorer whose row loops run the given kernel set (tests compare the sets).
+        init(kernelLevel: Int32) {
+            maps = ScaleMaps(level: kernelLevel)
+        }
 
         /// The score of `distorted` against `reference`; see ``SSIMULACRA2``.
         /// - Throws: ``WebImageError/comparisonRefused(reason:)`` when the sizes differ or are
         ///   under ``SSIMULACRA2/minimumDimension``.
         public func score(reference: PixelBuffer, distorted: PixelBuffer) throws -> Double {
-            let size = PixelSize(width: reference.width, height: reference.height)
-            guard distorted.width == size.width, distorted.height == size.height else {
-                throw WebImageError.comparisonRefused(
-                    reason: "the images differ in size: \(size) and \(distorted.width)x\(distorted.height)")
-            }
-            guard size.width >= minimumDimension, size.height >= minimumDimension else {
-                throw WebImageError.comparisonRefused(
-                    reason: "SSIMULACRA2 measures images of at least \(minimumDimension)x\(minimumDimension) pixels; these are \(size)")
-            }
+            try SSIMULACRA2.checkSameSize(PixelSize(width: reference.width, height: reference.height), distorted)
+            let size = try SSIMULACRA2.checkedSize(reference)
             if reference.isFullyOpaque() && distorted.isFullyOpaque() {
                 return measure(reference, distorted, size: size, linearizer: .opaque)
             }
             return min(
-                measure(reference, distorted, size: size, linearizer: Self.darkBackground),
-                measure(reference, distorted, size: size, linearizer: Self.lightBackground))
+                measure(reference, distorted, size: size, linearizer: SSIMULACRA2.darkBackground),
+                measure(reference, distorted, size: size, linearizer: SSIMULACRA2.lightBackground))
         }
 
-        private static let darkBackground = SRGBLinearizer.blending(onto: 0.1)
-        private static let lightBackground = SRGBLinearizer.blending(onto: 0.9)
+        /// The score of `distorted` against a prepared reference: the same score as
+        /// ``score(reference:distorted:)`` gives against the prepared image, in less time (the
+        /// reference's half of the work was done once).
+        /// - Throws: ``WebImageError/comparisonRefused(reason:)`` when the sizes differ.
+        public func score(prepared reference: PreparedReference, distorted: PixelBuffer) throws -> Double {
+            try SSIMULACRA2.checkSameSize(reference.size, distorted)
+            if let opaque = reference.opaque {
+                if distorted.isFullyOpaque() { return measure(opaque, distorted, linearizer: .opaque) }
+                // Blending leaves an opaque pixel as it is: the opaque reference is its own blend.
+                return min(
+                    measure(opaque, distorted, linearizer: SSIMULACRA2.darkBackground),
+                    measure(opaque, distorted, linearizer: SSIMULACRA2.lightBackground))
+            }
+            return min(
+                measure(reference.dark, distorted, linearizer: SSIMULACRA2.darkBackground),
+                measure(reference.light, distorted, linearizer: SSIMULACRA2.lightBackground))
+        }
 
         private func measure(
             _ reference: PixelBuffer, _ distorted: PixelBuffer, size: PixelSize, linearizer: SRGBLinearizer
         ) -> Double {
-            let fullStride = LinearDownsample.stride(size.width)
-            rows.reserve(6 * fullStride)
-            let half = LinearDownsample.half(size)
-            let planeCount = LinearDownsample.stride(half.width) * half.height
-            planes.reserve(6 * planeCount)
-            let row = rows.pointer
-            let plane = planes.pointer
             var scales: [ScaleScores] = []
             reference.bytes.withUnsafeBufferPointer { referenceBytes in
                 distorted.bytes.withUnsafeBufferPointer { distortedBytes in
-                    let ref = referenceBytes.baseAddress!
-                    let dist = distortedBytes.baseAddress!
-                    let referenceRows = LinearRGBRows(r: row, g: row + fullStride, b: row + 2 * fullStride)
-                    let distortedRows = LinearRGBRows(r: row + 3 * fullStride, g: row + 4 * fullStride, b: row + 5 * fullStride)
-                    scales.append(maps.measure(size: size) { y in
-                        linearizer.linearize(ref, width: size.width, row: y, r: row, g: row + fullStride, b: row + 2 * fullStride)
-                        linearizer.linearize(
-                            dist, width: size.width, row: y, r: row + 3 * fullStride, g: row + 4 * fullStride,
-                            b: row + 5 * fullStride)
-                        return (referenceRows, distortedRows)
-                    })
-                    var current = size
-                    for scale in 1..<6 {
-                        guard current.width >= minimumDimension, current.height >= minimumDimension else { break }
-                        if scale == 1 {
-                            LinearDownsample.halve(
-                                ref, size: size, linearizer: linearizer, r: plane, g: plane + planeCount,
-                                b: plane + 2 * planeCount, scratch: row)
-                            LinearDownsample.halve(
-                                dist, size: size, linearizer: linearizer, r: plane + 3 * planeCount,
-                                g: plane + 4 * planeCount, b: plane + 5 * planeCount, scratch: row)
-                        } else {
-                            for index in 0..<6 {
-                                LinearDownsample.halveInPlace(plane + index * planeCount, size: current)
-                            }
-                        }
-                        current = LinearDownsample.half(current)
-                        let stride = LinearDownsample.stride(current.width)
-                        scales.append(maps.measure(size: current) { y in
-                            let at = { (index: Int) in UnsafePointer(plane + index * planeCount + y * stride) }
-                            return (LinearRGBRows(r: at(0), g: at(1), b: at(2)), LinearRGBRows(r: at(3), g: at(4), b: at(5)))
+                    let images = [referenceBytes.baseAddress!, distortedBytes.baseAddress!]
+                    let current = pyramid.current
+                    pyramid.walk(images, size: size, linearizer: linearizer) { scaled, load in
+                        scales.append(maps.measure(size: scaled) { y in
+                            load(y)
+                            return (current[0], current[1])
                         })
                     }
                 }
             }
             return SSIMULACRA2Pooling.score(scales)
+        }
+
+        private func measure(_ reference: [PreparedScale], _ distorted: PixelBuffer, linearizer: SRGBLinearizer) -> Double {
+            var scales: [ScaleScores] = []
+            distorted.bytes.withUnsafeBufferPointer { distortedBytes in
+                let current = pyramid.current
+                var index = 0
+                pyramid.walk([distortedBytes.baseAddress!], size: reference[0].size, linearizer: linearizer) { _, load in
+                    scales.append(maps.measure(prepared: reference[index]) { y in
+                        load(y)
+                        return current[0]
+                    })
+                    index += 1
+                }
+            }
+            return SSIMULACRA2Pooling.score(scales)
+        }
+    }
+
+    /// A reference image made ready to be compared with many candidates: its linear light, XYB
+    /// and blurred planes at every scale, computed once, so that each comparison does only the
+    /// candidate's half of the work (``Scorer/score(prepared:distorted:)``).
+    ///
+    /// - Memory: ``byteCount(for:hasAlpha:)``, about 48 bytes a pixel (twice that when the
+    ///   reference is not opaque: one set per background), held until it is released.
+    public final class PreparedReference: Sendable {
+        /// The reference's size.
+        public let size: PixelSize
+        /// The scales of an opaque reference.
+        let opaque: [PreparedScale]?
+        /// The scales blended on the dark and on the light background (a reference with alpha).
+        let dark: [PreparedScale]
+        let light: [PreparedScale]
+
+        /// Prepares `reference` (at least 8×8).
+        /// - Throws: ``WebImageError/comparisonRefused(reason:)`` when it is under
+        ///   ``SSIMULACRA2/minimumDimension``.
+        public convenience init(_ reference: PixelBuffer) throws {
+            try self.init(reference, kernelLevel: SSIMULACRA2.kernelLevel)
+        }
+
+        init(_ reference: PixelBuffer, kernelLevel: Int32) throws {
+            let size = try SSIMULACRA2.checkedSize(reference)
+            self.size = size
+            let pyramid = ScalePyramid()
+            func scales(_ linearizer: SRGBLinearizer) -> [PreparedScale] {
+                var scales: [PreparedScale] = []
+                reference.bytes.withUnsafeBufferPointer { bytes in
+                    let current = pyramid.current
+                    pyramid.walk([bytes.baseAddress!], size: size, linearizer: linearizer) { scaled, load in
+                        scales.append(ScaleMaps.prepare(size: scaled, level: kernelLevel) { y in
+                            load(y)
+                            return current[0]
+                        })
+                    }
+                }
+                return scales
+            }
+            if reference.isFullyOpaque() {
+                opaque = scales(.opaque)
+                dark = []
+                light = []
+            } else {
+                opaque = nil
+                dark = scales(SSIMULACRA2.darkBackground)
+                light = scales(SSIMULACRA2.lightBackground)
+            }
+        }
+
+        /// The bytes a prepared reference of `size` holds (before it is made: a caller can check
+        /// it against a budget).
+        public static func byteCount(for size: PixelSize, hasAlpha: Bool) -> Int {
+            var total = 0
+            var scaled = size
+            for scale in 0..<6 {
+                if scale > 0 {
+                    guard scaled.width >= minimumDimension, scaled.height >= minimumDimension else { break }
+                    scaled = LinearDownsample.half(scaled)
+                }
+                let layout = PreparedLayout(size: scaled)
+                total += layout.xybCount + 2 * layout.planeCount
+            }
+            return total * MemoryLayout<Float>.size * (hasAlpha ? 2 : 1)
+        }
+    }
+
+    /// The widest kernel set of this CPU (`wi_ssim2_kernels_level`: 0 baseline, 1 AVX2 and FMA).
+    static let kernelLevel = wi_ssim2_kernels_level()
+
+    static let darkBackground = SRGBLinearizer.blending(onto: 0.1)
+    static let lightBackground = SRGBLinearizer.blending(onto: 0.9)
+
+    /// The size of `image`, refused under ``minimumDimension``.
+    static func checkedSize(_ image: PixelBuffer) throws -> PixelSize {
+        let size = PixelSize(width: image.width, height: image.height)
+        guard size.width >= minimumDimension, size.height >= minimumDimension else {
+            throw WebImageError.comparisonRefused(
+                reason: "SSIMULACRA2 measures images of at least \(minimumDimension)x\(minimumDimension) pixels; these are \(size)")
+        }
+        return size
+    }
+
+    static func checkSameSize(_ size: PixelSize, _ distorted: PixelBuffer) throws {
+        guard distorted.width == size.width, distorted.height == size.height else {
+            throw WebImageError.comparisonRefused(
+                reason: "the images differ in size: \(size) and \(distorted.width)x\(distorted.height)")
         }
     }
 }

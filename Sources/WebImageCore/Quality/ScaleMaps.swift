@@ -1,3 +1,5 @@
+import CMetricKernels
+
 /// The pooled error maps of one scale: per channel (X, Y, B), the 1-norm and 4-norm of the SSIM
 /// map and of the two edge maps (artifact: edges in the distorted image where the reference is
 /// smooth; detail loss: the reverse). Laid out as libjxl's tool lays them out.
@@ -6,6 +8,21 @@ struct ScaleScores: Sendable {
     var ssim = [Double](repeating: 0, count: 6)
     /// `[channel * 4 + k]`: k 0/1 artifact mean/4-norm, k 2/3 detail-loss mean/4-norm.
     var edge = [Double](repeating: 0, count: 12)
+
+    /// The scores from the map sums of ``ScaleMaps`` (`[channel * 6 + k]`, k as
+    /// `wi_ssim2_map_row` sums them) over `pixels` pixels.
+    init(sums: UnsafePointer<Double>, pixels: Int) {
+        let perPixel = 1.0 / Double(pixels)
+        for channel in 0..<3 {
+            let s = (0..<6).map { sums[channel * 6 + $0] * perPixel }
+            ssim[channel * 2] = s[0]
+            ssim[channel * 2 + 1] = s[1].squareRoot().squareRoot()
+            edge[channel * 4] = s[2]
+            edge[channel * 4 + 1] = s[3].squareRoot().squareRoot()
+            edge[channel * 4 + 2] = s[4]
+            edge[channel * 4 + 3] = s[5].squareRoot().squareRoot()
+        }
+    }
 }
 
 /// Computes one scale's maps, row by row, without whole blurred planes.
@@ -15,223 +32,290 @@ struct ScaleScores: Sendable {
 /// their product) are blurred along the row into a ring of 9 rows, and as soon as the 9 rows
 /// around an output row are there, the column blur gives the means, variances and covariance
 /// of that row, from which its SSIM and edge terms are summed. Everything stays in a few
-/// hundred KB for a 512-pixel width, in SIMD over 8 pixels.
+/// hundred KB for a 512-pixel width. With a ``PreparedScale`` of the reference, only the
+/// distorted image's three blur inputs are blurred and the reference's are read.
+///
+/// The loops are C (`CMetricKernels`): 8-float vectors, with AVX2 and FMA where the CPU has them.
 ///
 /// Not thread-safe: one owner at a time (the scorer that holds it).
 final class ScaleMaps {
-    typealias V8 = SIMD8<Float>
-
-    /// SSIMULACRA2's SSIM constant (there is no C1: the luminance term has no denominator).
-    private static let c2: Float = 0.0009
-    private static let margin = 8
+    static let margin = 8
     private static let xybRows = 5
     private static let blurRows = 9
 
+    /// The C kernel set (`wi_ssim2_kernels_level`).
+    let level: Int32
     private let xyb = FloatScratch()
     private let products = FloatScratch()
     private let blurred = FloatScratch()
     private let zeros = FloatScratch()
-    private let taps = GaussianTaps.ssimulacra2
+    private let sums = UnsafeMutablePointer<Double>.allocate(capacity: 18)
     /// The 9 row pointers per blurred quantity of the output row being measured (5 × 9).
-    private let columns = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 5 * 9)
+    private let columns = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: 5 * 9)
+    private let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: 5)
 
-    deinit { columns.deallocate() }
+    init(level: Int32) { self.level = level }
+
+    deinit {
+        sums.deallocate()
+        columns.deallocate()
+        outputs.deallocate()
+    }
 
     /// Measures one scale of `size`: `rows(y)` gives row `y` of both images in linear light.
     func measure(size: PixelSize, rows: (Int) -> (reference: LinearRGBRows, distorted: LinearRGBRows)) -> ScaleScores {
-        precondition(taps.count == 5, "SSIMULACRA2's blur has taps for offsets 0…4")
-        let width = size.width
-        let height = size.height
+        let (width, height) = (size.width, size.height)
         let padded = (width + 7) & ~7
         let stride = padded + 2 * Self.margin
         xyb.reserve(2 * 3 * Self.xybRows * stride)
         xyb.zero(2 * 3 * Self.xybRows * stride)
         products.reserve(3 * stride)
         blurred.reserve(3 * 5 * Self.blurRows * padded)
-        zeros.reserve(padded)
-        zeros.zero(padded)
+        let zeroRow = zeroRow(padded)
+        sums.update(repeating: 0, count: 18)
 
         let xybBase = xyb.pointer
         func xybRow(image: Int, channel: Int, y: Int) -> UnsafeMutablePointer<Float> {
-            xybBase + ((image * 3 + channel) * Self.xybRows + y % Self.xybRows) * stride
+            xybBase + ((image * 3 + channel) * Self.xybRows + y % Self.xybRows) * stride + Self.margin
         }
         let blurBase = blurred.pointer
         func blurRow(channel: Int, quantity: Int, y: Int) -> UnsafeMutablePointer<Float> {
             blurBase + ((channel * 5 + quantity) * Self.blurRows + y % Self.blurRows) * padded
         }
-
-        var sums = [Double](repeating: 0, count: 3 * 6)
-        let t = (taps[0], taps[1], taps[2], taps[3], taps[4])
-        let zeroRow = UnsafePointer(zeros.pointer)
-        let p11 = products.pointer
-        let p22 = p11 + stride
-        let p12 = p22 + stride
-
-        for yIn in 0..<(height + 4) {
-            if yIn < height {
-                let (reference, distorted) = rows(yIn)
-                for image in 0..<2 {
-                    let source = image == 0 ? reference : distorted
-                    let x = xybRow(image: image, channel: 0, y: yIn) + Self.margin
-                    let yy = xybRow(image: image, channel: 1, y: yIn) + Self.margin
-                    let b = xybRow(image: image, channel: 2, y: yIn) + Self.margin
-                    XYBRows.convert(source, count: padded, x: x, y: yy, b: b)
-                    for column in width..<padded {
-                        x[column] = 0
-                        yy[column] = 0
-                        b[column] = 0
+        GaussianTaps.ssimulacra2.withUnsafeBufferPointer { tapsBuffer in
+            let taps = tapsBuffer.baseAddress!
+            for yIn in 0..<(height + 4) {
+                if yIn < height {
+                    let (reference, distorted) = rows(yIn)
+                    convert(
+                        reference, width: width, padded: padded, x: xybRow(image: 0, channel: 0, y: yIn),
+                        y: xybRow(image: 0, channel: 1, y: yIn), b: xybRow(image: 0, channel: 2, y: yIn))
+                    convert(
+                        distorted, width: width, padded: padded, x: xybRow(image: 1, channel: 0, y: yIn),
+                        y: xybRow(image: 1, channel: 1, y: yIn), b: xybRow(image: 1, channel: 2, y: yIn))
+                    for channel in 0..<3 {
+                        for quantity in 0..<5 { outputs[quantity] = blurRow(channel: channel, quantity: quantity, y: yIn) }
+                        wi_ssim2_row_blurs(
+                            level, xybRow(image: 0, channel: channel, y: yIn), xybRow(image: 1, channel: channel, y: yIn),
+                            padded, taps, products.pointer, outputs)
+                        for quantity in 0..<5 { clearPadding(outputs[quantity]!, from: width, to: padded) }
                     }
                 }
+                let y = yIn - 4
+                guard y >= 0 else { continue }
                 for channel in 0..<3 {
-                    let a = xybRow(image: 0, channel: channel, y: yIn)
-                    let b = xybRow(image: 1, channel: channel, y: yIn)
-                    Self.multiply(a, b, count: stride, into: p11, p22, p12)
                     for quantity in 0..<5 {
-                        let out = blurRow(channel: channel, quantity: quantity, y: yIn)
-                        let source: UnsafeMutablePointer<Float> =
-                            switch quantity {
-                            case 0: a
-                            case 1: b
-                            case 2: p11
-                            case 3: p22
-                            default: p12
+                        for k in -4...4 {
+                            columns[quantity * 9 + k + 4] =
+                                y + k >= 0 && y + k < height
+                                ? UnsafePointer(blurRow(channel: channel, quantity: quantity, y: y + k)) : zeroRow
+                        }
+                    }
+                    wi_ssim2_map_row(
+                        level, xybRow(image: 0, channel: channel, y: y), xybRow(image: 1, channel: channel, y: y),
+                        columns, nil, nil, padded, taps, sums + channel * 6)
+                }
+            }
+        }
+        return ScaleScores(sums: sums, pixels: width * height)
+    }
+
+    /// Measures one scale of a prepared reference: `rows(y)` gives row `y` of the distorted
+    /// image in linear light.
+    func measure(prepared reference: PreparedScale, rows: (Int) -> LinearRGBRows) -> ScaleScores {
+        let (width, height) = (reference.size.width, reference.size.height)
+        let padded = reference.padded
+        let stride = padded + 2 * Self.margin
+        xyb.reserve(3 * Self.xybRows * stride)
+        xyb.zero(3 * Self.xybRows * stride)
+        products.reserve(2 * stride)
+        blurred.reserve(3 * 3 * Self.blurRows * padded)
+        let zeroRow = zeroRow(padded)
+        sums.update(repeating: 0, count: 18)
+
+        let xybBase = xyb.pointer
+        func xybRow(channel: Int, y: Int) -> UnsafeMutablePointer<Float> {
+            xybBase + (channel * Self.xybRows + y % Self.xybRows) * stride + Self.margin
+        }
+        let blurBase = blurred.pointer
+        func blurRow(channel: Int, quantity: Int, y: Int) -> UnsafeMutablePointer<Float> {
+            blurBase + ((channel * 3 + quantity) * Self.blurRows + y % Self.blurRows) * padded
+        }
+        GaussianTaps.ssimulacra2.withUnsafeBufferPointer { tapsBuffer in
+            reference.xyb.withUnsafeBufferPointer { referenceXYB in
+                reference.mu.withUnsafeBufferPointer { mu in
+                    reference.sigma.withUnsafeBufferPointer { sigma in
+                        let taps = tapsBuffer.baseAddress!
+                        for yIn in 0..<(height + 4) {
+                            if yIn < height {
+                                convert(
+                                    rows(yIn), width: width, padded: padded, x: xybRow(channel: 0, y: yIn),
+                                    y: xybRow(channel: 1, y: yIn), b: xybRow(channel: 2, y: yIn))
+                                for channel in 0..<3 {
+                                    for quantity in 0..<3 { outputs[quantity] = blurRow(channel: channel, quantity: quantity, y: yIn) }
+                                    wi_ssim2_row_blurs_distorted(
+                                        level, referenceXYB.baseAddress! + reference.xybOffset(channel: channel, y: yIn),
+                                        xybRow(channel: channel, y: yIn), padded, taps, products.pointer, outputs)
+                                    for quantity in 0..<3 { clearPadding(outputs[quantity]!, from: width, to: padded) }
+                                }
                             }
-                        Self.blurAlongRow(source + Self.margin, count: padded, taps: t, into: out)
-                        for column in width..<padded { out[column] = 0 }
+                            let y = yIn - 4
+                            guard y >= 0 else { continue }
+                            for channel in 0..<3 {
+                                for quantity in 0..<3 {
+                                    for k in -4...4 {
+                                        columns[quantity * 9 + k + 4] =
+                                            y + k >= 0 && y + k < height
+                                            ? UnsafePointer(blurRow(channel: channel, quantity: quantity, y: y + k)) : zeroRow
+                                    }
+                                }
+                                let plane = reference.planeOffset(channel: channel, y: y)
+                                wi_ssim2_map_row(
+                                    level, referenceXYB.baseAddress! + reference.xybOffset(channel: channel, y: y),
+                                    xybRow(channel: channel, y: y), columns, mu.baseAddress! + plane,
+                                    sigma.baseAddress! + plane, padded, taps, sums + channel * 6)
+                            }
+                        }
                     }
                 }
             }
-            let y = yIn - 4
-            guard y >= 0 else { continue }
-            for channel in 0..<3 {
-                for quantity in 0..<5 {
-                    for k in -4...4 {
-                        columns[quantity * 9 + k + 4] =
-                            y + k >= 0 && y + k < height
-                            ? UnsafePointer(blurRow(channel: channel, quantity: quantity, y: y + k)) : zeroRow
+        }
+        return ScaleScores(sums: sums, pixels: width * height)
+    }
+
+    /// The reference's half of one scale: its XYB and its fully blurred value and square.
+    static func prepare(size: PixelSize, level: Int32, rows: (Int) -> LinearRGBRows) -> PreparedScale {
+        let (width, height) = (size.width, size.height)
+        let padded = (width + 7) & ~7
+        let layout = PreparedLayout(size: size)
+        var xybPlanes = [Float](repeating: 0, count: layout.xybCount)
+        var muPlanes = [Float](repeating: 0, count: layout.planeCount)
+        var sigmaPlanes = muPlanes
+        let ring = FloatScratch()
+        ring.reserve(3 * 2 * blurRows * padded)
+        let scratch = FloatScratch()
+        scratch.reserve(padded + 2 * margin)
+        let zeros = FloatScratch()
+        zeros.reserve(padded)
+        zeros.zero(padded)
+        let zeroRow = UnsafePointer(zeros.pointer)
+        let columns = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: 2 * 9)
+        let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: 2)
+        defer {
+            columns.deallocate()
+            outputs.deallocate()
+        }
+        func blurRow(channel: Int, quantity: Int, y: Int) -> UnsafeMutablePointer<Float> {
+            ring.pointer + ((channel * 2 + quantity) * blurRows + y % blurRows) * padded
+        }
+        GaussianTaps.ssimulacra2.withUnsafeBufferPointer { tapsBuffer in
+            let taps = tapsBuffer.baseAddress!
+            xybPlanes.withUnsafeMutableBufferPointer { xybBuffer in
+                muPlanes.withUnsafeMutableBufferPointer { muBuffer in
+                    sigmaPlanes.withUnsafeMutableBufferPointer { sigmaBuffer in
+                        let xyb = xybBuffer.baseAddress!
+                        for yIn in 0..<(height + 4) {
+                            if yIn < height {
+                                let source = rows(yIn)
+                                let x = xyb + layout.xybOffset(channel: 0, y: yIn)
+                                let yy = xyb + layout.xybOffset(channel: 1, y: yIn)
+                                let b = xyb + layout.xybOffset(channel: 2, y: yIn)
+                                wi_ssim2_xyb(level, source.r, source.g, source.b, padded, x, yy, b)
+                                clearPadding(x, from: width, to: padded)
+                                clearPadding(yy, from: width, to: padded)
+                                clearPadding(b, from: width, to: padded)
+                                for channel in 0..<3 {
+                                    for quantity in 0..<2 { outputs[quantity] = blurRow(channel: channel, quantity: quantity, y: yIn) }
+                                    wi_ssim2_row_blurs_reference(
+                                        level, xyb + layout.xybOffset(channel: channel, y: yIn), padded, taps, scratch.pointer,
+                                        outputs)
+                                    for quantity in 0..<2 { clearPadding(outputs[quantity]!, from: width, to: padded) }
+                                }
+                            }
+                            let y = yIn - 4
+                            guard y >= 0 else { continue }
+                            for channel in 0..<3 {
+                                for quantity in 0..<2 {
+                                    for k in -4...4 {
+                                        columns[quantity * 9 + k + 4] =
+                                            y + k >= 0 && y + k < height
+                                            ? UnsafePointer(blurRow(channel: channel, quantity: quantity, y: y + k)) : zeroRow
+                                    }
+                                }
+                                let plane = layout.planeOffset(channel: channel, y: y)
+                                outputs[0] = muBuffer.baseAddress! + plane
+                                outputs[1] = sigmaBuffer.baseAddress! + plane
+                                wi_ssim2_column_blurs(level, columns, 2, padded, taps, outputs)
+                            }
+                        }
                     }
                 }
-                let rowSums = Self.mapRow(
-                    reference: xybRow(image: 0, channel: channel, y: y) + Self.margin,
-                    distorted: xybRow(image: 1, channel: channel, y: y) + Self.margin,
-                    blurredRows: UnsafePointer(columns), count: padded, taps: t)
-                for k in 0..<6 { sums[channel * 6 + k] += rowSums[k] }
             }
         }
-
-        var scores = ScaleScores()
-        let perPixel = 1.0 / Double(width * height)
-        for channel in 0..<3 {
-            let s = sums[(channel * 6)..<(channel * 6 + 6)].map { $0 * perPixel }
-            scores.ssim[channel * 2] = s[0]
-            scores.ssim[channel * 2 + 1] = s[1].squareRoot().squareRoot()
-            scores.edge[channel * 4] = s[2]
-            scores.edge[channel * 4 + 1] = s[3].squareRoot().squareRoot()
-            scores.edge[channel * 4 + 2] = s[4]
-            scores.edge[channel * 4 + 3] = s[5].squareRoot().squareRoot()
-        }
-        return scores
+        return PreparedScale(layout: layout, xyb: xybPlanes, mu: muPlanes, sigma: sigmaPlanes)
     }
 
-    /// `a²`, `b²` and `a·b` over `count` floats (a multiple of 8).
-    private static func multiply(
-        _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
-        into aa: UnsafeMutablePointer<Float>, _ bb: UnsafeMutablePointer<Float>, _ ab: UnsafeMutablePointer<Float>
+    private func zeroRow(_ count: Int) -> UnsafePointer<Float> {
+        zeros.reserve(count)
+        zeros.zero(count)
+        return UnsafePointer(zeros.pointer)
+    }
+
+    /// XYB rows of `source` (its padding columns set to zero).
+    private func convert(
+        _ source: LinearRGBRows, width: Int, padded: Int, x: UnsafeMutablePointer<Float>, y: UnsafeMutablePointer<Float>,
+        b: UnsafeMutablePointer<Float>
     ) {
-        var i = 0
-        while i < count {
-            let va = XYBRows.load(a + i)
-            let vb = XYBRows.load(b + i)
-            XYBRows.store(va * va, aa + i)
-            XYBRows.store(vb * vb, bb + i)
-            XYBRows.store(va * vb, ab + i)
-            i += 8
-        }
+        wi_ssim2_xyb(level, source.r, source.g, source.b, padded, x, y, b)
+        clearPadding(x, from: width, to: padded)
+        clearPadding(y, from: width, to: padded)
+        clearPadding(b, from: width, to: padded)
+    }
+}
+
+/// Sets `row[from..<to]` to zero.
+@inline(__always)
+private func clearPadding(_ row: UnsafeMutablePointer<Float>, from: Int, to: Int) {
+    if to > from { (row + from).update(repeating: 0, count: to - from) }
+}
+
+/// Where the rows of a prepared scale lie: XYB rows with zero margins (as the row blurs read
+/// them), μ and σ² rows of the padded width.
+struct PreparedLayout: Sendable {
+    let size: PixelSize
+    /// The width rounded up to 8.
+    let padded: Int
+
+    init(size: PixelSize) {
+        self.size = size
+        padded = (size.width + 7) & ~7
     }
 
-    /// The symmetric 9-tap blur along a row: `source` is readable 4 floats before its first and
-    /// after its last of `count` (the zero margins).
-    @inline(__always)
-    private static func blurAlongRow(
-        _ source: UnsafePointer<Float>, count: Int, taps t: (Float, Float, Float, Float, Float),
-        into out: UnsafeMutablePointer<Float>
-    ) {
-        var i = 0
-        while i < count {
-            let s = source + i
-            var v = t.0 * XYBRows.load(s)
-            v += t.1 * (XYBRows.load(s - 1) + XYBRows.load(s + 1))
-            v += t.2 * (XYBRows.load(s - 2) + XYBRows.load(s + 2))
-            v += t.3 * (XYBRows.load(s - 3) + XYBRows.load(s + 3))
-            v += t.4 * (XYBRows.load(s - 4) + XYBRows.load(s + 4))
-            XYBRows.store(v, out + i)
-            i += 8
-        }
+    var xybCount: Int { 3 * size.height * (padded + 2 * ScaleMaps.margin) }
+    var planeCount: Int { 3 * size.height * padded }
+
+    /// Where row `y` of channel `channel` of the XYB planes starts (after its left margin).
+    func xybOffset(channel: Int, y: Int) -> Int {
+        (channel * size.height + y) * (padded + 2 * ScaleMaps.margin) + ScaleMaps.margin
     }
 
-    /// The column blur of quantity `q` at column `i`: `rows` holds 9 row pointers per quantity
-    /// (offsets −4…4; out-of-image rows point at zeros).
-    @inline(__always)
-    private static func blurAlongColumn(
-        _ rows: UnsafePointer<UnsafePointer<Float>>, _ q: Int, _ i: Int, taps t: (Float, Float, Float, Float, Float)
-    ) -> V8 {
-        let r = rows + q * 9
-        var v = t.0 * XYBRows.load(r[4] + i)
-        v += t.1 * (XYBRows.load(r[3] + i) + XYBRows.load(r[5] + i))
-        v += t.2 * (XYBRows.load(r[2] + i) + XYBRows.load(r[6] + i))
-        v += t.3 * (XYBRows.load(r[1] + i) + XYBRows.load(r[7] + i))
-        v += t.4 * (XYBRows.load(r[0] + i) + XYBRows.load(r[8] + i))
-        return v
-    }
+    /// Where row `y` of channel `channel` of μ and σ² starts.
+    func planeOffset(channel: Int, y: Int) -> Int { (channel * size.height + y) * padded }
+}
 
-    /// One output row's sums: SSIM error (and its 4th power), artifact (and 4th power), detail
-    /// loss (and 4th power). Padding columns contribute zero (their values and blurs are zero).
-    private static func mapRow(
-        reference: UnsafePointer<Float>, distorted: UnsafePointer<Float>,
-        blurredRows rows: UnsafePointer<UnsafePointer<Float>>, count: Int, taps t: (Float, Float, Float, Float, Float)
-    ) -> SIMD8<Double> {
-        var ssim1 = V8(), ssim4 = V8(), artifact1 = V8(), artifact4 = V8(), detail1 = V8(), detail4 = V8()
-        let one = V8(repeating: 1)
-        let c2 = V8(repeating: Self.c2)
-        var i = 0
-        while i < count {
-            let mu1 = blurAlongColumn(rows, 0, i, taps: t)
-            let mu2 = blurAlongColumn(rows, 1, i, taps: t)
-            let s11 = blurAlongColumn(rows, 2, i, taps: t)
-            let s22 = blurAlongColumn(rows, 3, i, taps: t)
-            let s12 = blurAlongColumn(rows, 4, i, taps: t)
-            let mu11 = mu1 * mu1
-            let mu22 = mu2 * mu2
-            let mu12 = mu1 * mu2
-            let muDiff = mu1 - mu2
-            let numM = one - muDiff * muDiff
-            let numS = 2 * (s12 - mu12) + c2
-            let denS = (s11 - mu11) + (s22 - mu22) + c2
-            let d = XYBRows.positivePart(one - numM * numS / denS)
-            ssim1 += d
-            let d2 = d * d
-            ssim4 += d2 * d2
+/// One scale of a prepared reference: its XYB planes and, per channel, its blurred value μ and
+/// blurred square σ² (padding columns zero), laid out as ``PreparedLayout`` says.
+struct PreparedScale: Sendable {
+    let layout: PreparedLayout
+    let xyb: [Float]
+    let mu: [Float]
+    let sigma: [Float]
 
-            let img1 = XYBRows.load(reference + i)
-            let img2 = XYBRows.load(distorted + i)
-            let e1 = img1 - mu1
-            let e2 = img2 - mu2
-            let ratio = (one + XYBRows.magnitude(e2)) / (one + XYBRows.magnitude(e1)) - one
-            let artifact = XYBRows.positivePart(ratio)
-            let detail = XYBRows.positivePart(-ratio)
-            artifact1 += artifact
-            let a2 = artifact * artifact
-            artifact4 += a2 * a2
-            detail1 += detail
-            let l2 = detail * detail
-            detail4 += l2 * l2
-            i += 8
-        }
-        func total(_ v: V8) -> Double {
-            var sum = 0.0
-            for lane in 0..<8 { sum += Double(v[lane]) }
-            return sum
-        }
-        return SIMD8(total(ssim1), total(ssim4), total(artifact1), total(artifact4), total(detail1), total(detail4), 0, 0)
-    }
+    var size: PixelSize { layout.size }
+    var padded: Int { layout.padded }
+    /// Floats held (what the scale costs in memory, × 4 bytes).
+    var floatCount: Int { xyb.count + mu.count + sigma.count }
+
+    func xybOffset(channel: Int, y: Int) -> Int { layout.xybOffset(channel: channel, y: y) }
+    func planeOffset(channel: Int, y: Int) -> Int { layout.planeOffset(channel: channel, y: y) }
 }

@@ -5,8 +5,8 @@ struct DecodedSource: Sendable {
     var image: Image
     /// How `image` relates to the full size, `nil` when it is the full size.
     var reduction: ReducedSource?
-    /// Whether the decoder already drew the request's `page` (a PDF page), so the
-    /// `ProcessingStep/page` step leaves the image as it is.
+    /// Whether the decoder already drew exactly the request's pages (a PDF's), so the
+    /// `ProcessingStep/page` step takes the frames from the first.
     var pageSelected = false
     /// Whether the request's `pages` are stacked into one still image (the result does not keep
     /// animation) rather than kept as frames.

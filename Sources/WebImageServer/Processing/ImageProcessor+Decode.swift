@@ -22,8 +22,10 @@ extension ImageProcessor {
         do {
             let pages = options.pages ?? 1
             if options.page != nil || pages > 1 {
-                var source = try decodePages(from: options.page ?? 0, count: pages, of: data, format: format, decodeOptions: decodeOptions)
-                source.stacksPages = pages > 1 && !keepAnimation
+                let stacked = pages > 1 && !keepAnimation
+                var source = try decodePages(
+                    from: options.page ?? 0, count: pages, stacked: stacked, of: data, format: format, decodeOptions: decodeOptions)
+                source.stacksPages = stacked
                 return source
             }
             if shrinkOnLoad, options.resizingAlgorithm.allowsReducedDecode, dynamicRange == .standard || format != .png, let reduced = try decodeReduced(data, options: options, decodeOptions: decodeOptions) {
@@ -39,18 +41,58 @@ extension ImageProcessor {
         }
     }
 
-    /// The source for the `page` and `pages` options: a PDF's page drawn by the decoder (one
-    /// page: `pages` over 1 is refused for a PDF); otherwise the first frame for one page from 0
-    /// and every frame up to the decoder's limits else, which the `ProcessingStep/page` step
-    /// picks (TIFF pages and animation frames are frames).
-    private func decodePages(from page: Int, count: Int, of data: Data, format: ImageFormat, decodeOptions: DecodeOptions) throws -> DecodedSource {
+    /// The source for the `page` and `pages` options: a PDF's pages drawn by the decoder (one
+    /// image, or for several pages one frame each: ``decodePDFPages(_:from:count:stacked:options:)``);
+    /// otherwise the first frame for one page from 0 and every frame up to the decoder's limits
+    /// else, which the `ProcessingStep/page` step picks (TIFF pages and animation frames are frames).
+    private func decodePages(
+        from page: Int, count: Int, stacked: Bool, of data: Data, format: ImageFormat, decodeOptions: DecodeOptions
+    ) throws -> DecodedSource {
         var pageOptions = decodeOptions
         if format == .pdf {
-            pageOptions.pageIndex = page
-            return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil, pageSelected: true)
+            guard count > 1 else {
+                pageOptions.pageIndex = page
+                return DecodedSource(image: try coders.decode(data, options: pageOptions), reduction: nil, pageSelected: true)
+            }
+            let image = try decodePDFPages(data, from: page, count: count, stacked: stacked, options: pageOptions)
+            return DecodedSource(image: image, reduction: nil, pageSelected: true)
         }
         pageOptions.firstFrameOnly = page == 0 && count == 1
         return DecodedSource(image: try decodeWhole(data, format: format, options: pageOptions), reduction: nil)
+    }
+
+    /// Pages `page..<page + count` of a PDF (those there are; `page` itself must exist), each
+    /// drawn by the decoder, as the frames of one image. Each page's size is read before it is
+    /// drawn, and the pages' pixels together must stay within the source resolution limit. To be
+    /// `stacked`, each page is drawn at its own size; as an animation, at the first page's size.
+    private func decodePDFPages(_ data: Data, from page: Int, count: Int, stacked: Bool, options: DecodeOptions) throws -> Image {
+        let pageCount = try coders.readMetadata(data).frameCount ?? 1
+        var first: Image?
+        var frames: [ImageFrame] = []
+        var total = 0
+        for index in page..<max(page + 1, min(pageCount, page + count)) {
+            var pageOptions = options
+            pageOptions.pageIndex = index
+            let size: PixelSize
+            if !stacked, let first {
+                size = first.pixelSize
+                pageOptions.thumbnailPixelSize = size
+                pageOptions.preserveAspectRatio = false
+            } else {
+                size = try PDFCoder(pageIndex: index).readMetadata(data).pixelSize
+            }
+            let (sum, overflow) = total.addingReportingOverflow(size.pixelCount)
+            total = overflow ? Int.max : sum
+            guard total <= limits.maxSourcePixels else {
+                throw WebImageError.imageTooLarge(
+                    reason: "PDF pages \(page)…\(index) are \(total) pixels together, over \(limits.maxSourcePixels)")
+            }
+            let image = try coders.decode(data, options: pageOptions)
+            first = first ?? image
+            frames.append(ImageFrame(pixels: image.pixels, duration: 0))
+        }
+        guard let first else { throw WebImageError.badImageData(reason: "PDF: no page \(page)") }
+        return first.replacing(frames: frames)
     }
 
     /// `data`, detected as `format`, decoded by ``coders`` — except an SVG, drawn by an

@@ -130,9 +130,6 @@ struct ImageProcessor: Sendable {
         let oriented = (options.autoRotate ?? true) && metadata.orientation.swapsDimensions
         if oriented != (options.rotate % 180 != 0) { size = PixelSize(width: size.height, height: size.width) }
         let pages = options.pages ?? 1, available = max(1, (metadata.frameCount ?? 1) - (options.page ?? 0))
-        if pages > 1, metadata.format == .pdf {
-            throw .unprocessable("pages over 1 is not available for a PDF source; ask for one page with page")
-        }
         var frames = 1
         if keepAnimation, options.page == nil, pages == 1 {
             frames = max(1, metadata.frameCount ?? 1)

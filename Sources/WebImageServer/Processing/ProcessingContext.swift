@@ -13,7 +13,7 @@ struct ProcessingContext {
     let reduction: ReducedSource?
     /// The limits the plan is checked against.
     let limits: ProcessingLimits
-    /// Whether the decoder already drew the request's `page` (``DecodedSource/pageSelected``).
+    /// Whether the decoder already drew exactly the request's pages (``DecodedSource/pageSelected``).
     let pageSelected: Bool
     /// Whether `pages` stacks its pages into one still (``DecodedSource/stacksPages``).
     let stacksPages: Bool

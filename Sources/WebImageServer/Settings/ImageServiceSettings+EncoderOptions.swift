@@ -10,7 +10,7 @@ extension ImageServiceSettings {
         Setting(name: "jpeg-trellis-quant", meaning: "accepted for imgproxy compatibility; no effect (a mozjpeg feature libjpeg-turbo lacks)", defaultValue: "false", repeatable: false),
         Setting(name: "jpeg-overshoot-deringing", meaning: "accepted for imgproxy compatibility; no effect (a mozjpeg feature libjpeg-turbo lacks)", defaultValue: "false", repeatable: false),
         Setting(name: "jpeg-optimize-scans", meaning: "accepted for imgproxy compatibility; no effect (a mozjpeg feature libjpeg-turbo lacks)", defaultValue: "false", repeatable: false),
-        Setting(name: "jpeg-quant-table", meaning: "quantization table 0-8 (mozjpeg numbers): 0 the JPEG Annex K tables, 1 flat tables; 2-8 accepted for imgproxy compatibility and write the Annex K tables", defaultValue: "0", repeatable: false),
+        Setting(name: "jpeg-quant-table", meaning: "quantization table set 0-8 (mozjpeg numbers): 0 JPEG Annex K, 1 flat, 2 MS-SSIM-tuned, 3 ImageMagick (N. Robidoux), 4 PSNR-HVS-tuned, 5 Klein-Silverstein-Carney, 6 Watson-Taylor-Borthwick, 7 Ahumada-Watson-Peterson, 8 Peterson-Ahumada-Watson", defaultValue: "0", repeatable: false),
         Setting(name: "png-interlaced", meaning: "write Adam7-interlaced PNGs (still images; URL option pngo overrides)", defaultValue: "false", repeatable: false),
         Setting(name: "png-quantize", meaning: "write still PNGs as 8-bit palettes (median cut, no dithering, 1-bit transparency)", defaultValue: "false", repeatable: false),
         Setting(name: "png-quantization-colors", meaning: "most palette entries of a quantized PNG, 2-256", defaultValue: "256", repeatable: false),

@@ -3,10 +3,10 @@ import WebImage
 /// imgproxy's `jpeg_options` (`jpgo`) and the `jpeg-*` settings: every field optional, `nil`
 /// taking the service's setting (the URL's over the service's, field by field).
 ///
-/// `progressive`, `no_subsample` and `quant_table` 1 (flat tables) change the file
-/// (`JPEGEncodeSettings`). `trellis_quant`, `overshoot_deringing`, `optimize_scans` and
-/// `quant_table` 2–8 are mozjpeg features that libjpeg-turbo, the JPEG library here, does not
-/// have: they are checked and accepted, and change nothing.
+/// `progressive`, `no_subsample` and `quant_table` (mozjpeg's table sets 0–8) change the file
+/// (`JPEGEncodeSettings`). `trellis_quant`, `overshoot_deringing` and `optimize_scans` are
+/// mozjpeg features that libjpeg-turbo, the JPEG library here, does not have: they are checked
+/// and accepted, and change nothing.
 public struct JPEGOptions: Sendable, Hashable {
     public var progressive: Bool?
     public var noSubsample: Bool?
@@ -16,8 +16,8 @@ public struct JPEGOptions: Sendable, Hashable {
     public var overshootDeringing: Bool?
     /// Accepted; no effect (mozjpeg only).
     public var optimizeScans: Bool?
-    /// 0…8, mozjpeg's table numbers: 0 the JPEG Annex K tables, 1 flat tables; 2–8 are
-    /// accepted and write the Annex K tables (their values are mozjpeg's own).
+    /// 0…8, mozjpeg's table sets (`JPEGEncodeSettings.quantTable` lists them): 0 the JPEG
+    /// Annex K tables, 1 flat tables, 2–8 the tuned and published ones.
     public var quantTable: Int?
 
     /// Every field the service's.
@@ -43,14 +43,13 @@ public struct JPEGOptions: Sendable, Hashable {
 
     /// What the encoder is given (the fields without effect left out).
     var encodeSettings: JPEGEncodeSettings {
-        JPEGEncodeSettings(progressive: progressive ?? false, noSubsample: noSubsample ?? false, flatQuantTable: quantTable == 1)
+        JPEGEncodeSettings(progressive: progressive ?? false, noSubsample: noSubsample ?? false, quantTable: quantTable ?? 0)
     }
 
     /// A stable text of the fields that change the file, for cache keys; `nil` when none is set.
     var canonicalText: String? {
         guard progressive != nil || noSubsample != nil || quantTable != nil else { return nil }
-        // Table 1 is flat; every other number writes the Annex K tables.
-        let table = quantTable.map { $0 == 1 ? ":flat" : ":annexk" } ?? ""
+        let table = quantTable.map { $0 == 0 ? ":annexk" : $0 == 1 ? ":flat" : ":qt\($0)" } ?? ""
         return "jpgo:\(OptionText.flag(progressive)):\(OptionText.flag(noSubsample))" + table
     }
 

@@ -33,6 +33,12 @@ struct OutputEncoder {
     /// Whether a quality search ran.
     private(set) var searched = false
     private var scorer: SSIMULACRA2.Scorer?
+    /// The processed first frame prepared once for every candidate of every format, when it
+    /// fits ``preparedReferenceBudget``.
+    private var prepared: SSIMULACRA2.PreparedReference?
+    /// The most bytes a prepared reference may hold (about 1.4 megapixels opaque, half that with
+    /// alpha); larger references are compared in full each time.
+    static let preparedReferenceBudget = 64 << 20
     private lazy var complexity: Double = image.frames.first.map { ImageComplexity.measure($0.pixels) } ?? 0
 
     init(output: OutputEncoding, image: Image) {
@@ -52,6 +58,13 @@ struct OutputEncoder {
         searched = true
         let scorer = self.scorer ?? SSIMULACRA2.Scorer()
         self.scorer = scorer
+        let referenceSize = PixelSize(width: reference.width, height: reference.height)
+        if prepared == nil,
+           SSIMULACRA2.PreparedReference.byteCount(for: referenceSize, hasAlpha: !reference.isFullyOpaque())
+            <= Self.preparedReferenceBudget {
+            prepared = try? SSIMULACRA2.PreparedReference(reference)
+        }
+        let prepared = self.prepared
         let settings = output.autoquality(for: format)
         let search = QualitySearch(settings: settings, format: format, complexity: complexity)
         let (output, image, coders) = (self.output, self.image, self.output.coders)
@@ -67,6 +80,7 @@ struct OutputEncoder {
                 do {
                     let decoded = try coders.decode(data, options: DecodeOptions(firstFrameOnly: true))
                     guard let pixels = decoded.frames.first?.pixels else { throw ImageServiceError.unprocessable("scoring failed") }
+                    if let prepared { return try scorer.score(prepared: prepared, distorted: pixels) }
                     return try scorer.score(reference: reference, distorted: pixels)
                 } catch {
                     throw .unprocessable("autoquality could not score its \(format.rawValue) result")
