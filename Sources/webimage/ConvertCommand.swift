@@ -62,8 +62,11 @@ struct ConvertCommand: AsyncParsableCommand {
     var keepColorProfile = false
 
     @Flag(
-        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output instead of tone-mapping to SDR.")
+        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output instead of tone-mapping to SDR; a gain-map JPEG or HEIC gives its HDR rendition (PQ) there.")
     var hdr = false
+
+    /// The outputs `--hdr` writes HDR into.
+    static let hdrOutputs: Set<ImageFormat> = [.png, .avif, .jxl]
 
     @OptionGroup(title: "Transforms")
     var transform: TransformOptions
@@ -110,7 +113,9 @@ struct ConvertCommand: AsyncParsableCommand {
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
         conversion.decodeOptions.colorManagement = keepColorProfile ? .preserve : .convertToSRGB
-        conversion.decodeOptions.dynamicRange = hdr ? .high : .standard
+        // Only outputs that carry PQ at more than 8 bits decode the HDR rendition; a JPEG keeps
+        // a gain map as a gain map.
+        conversion.decodeOptions.dynamicRange = hdr && Self.hdrOutputs.contains(format) ? .high : .standard
         if let thumbnail { conversion.decodeOptions.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         if let quality { conversion.encodeOptions.quality = Double(quality) / 100 }
         conversion.encodeOptions.lossless = lossless

@@ -36,16 +36,16 @@ enum AVIFTestWriter {
         return Data(bytes: output.data, count: output.size)
     }
 
-    /// `width` × `height` RGB pixels of 10-bit codes (`samples`, 3 a pixel, 0…1023) as a
-    /// lossless 10-bit AVIF (4:4:4, identity matrix) with the given primaries and transfer.
-    static func avif10(width: Int, height: Int, samples: [UInt16], primaries: UInt16, transfer: UInt16) throws -> Data {
-        let image = try #require(avifImageCreate(UInt32(width), UInt32(height), 10, AVIF_PIXEL_FORMAT_YUV444))
+    /// `width` × `height` RGB pixels of `depth`-bit codes (`samples`, 3 a pixel, 0…2^depth − 1) as a
+    /// lossless AVIF of that depth (4:4:4, identity matrix) with the given primaries and transfer.
+    static func avif10(width: Int, height: Int, samples: [UInt16], primaries: UInt16, transfer: UInt16, depth: UInt32 = 10) throws -> Data {
+        let image = try #require(avifImageCreate(UInt32(width), UInt32(height), depth, AVIF_PIXEL_FORMAT_YUV444))
         defer { avifImageDestroy(image) }
         image.pointee.colorPrimaries = primaries
         image.pointee.transferCharacteristics = transfer
         image.pointee.matrixCoefficients = avifMatrixCoefficients(AVIF_MATRIX_COEFFICIENTS_IDENTITY)
         image.pointee.yuvRange = AVIF_RANGE_FULL
-        var rgba = [UInt16](repeating: 1023, count: width * height * 4)
+        var rgba = [UInt16](repeating: UInt16((1 << depth) - 1), count: width * height * 4)
         for i in 0..<(width * height) {
             for c in 0..<3 { rgba[i * 4 + c] = samples[i * 3 + c] }
         }
@@ -53,7 +53,7 @@ enum AVIFTestWriter {
             var rgb = avifRGBImage()
             avifRGBImageSetDefaults(&rgb, image)
             rgb.format = AVIF_RGB_FORMAT_RGBA
-            rgb.depth = 10
+            rgb.depth = depth
             rgb.ignoreAlpha = AVIF_TRUE
             rgb.pixels = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
             rgb.rowBytes = UInt32(width * 8)

@@ -20,7 +20,8 @@ import WebImageCore
 /// - Apple's HDR gain map (an iPhone photo's auxiliary image) comes as
 ///   ``/WebImageCore/Image/gainMap``, restated in ISO 21496-1 terms, unless
 ///   ``/WebImageCore/DecodeOptions/decodesGainMap`` is off; a map that cannot be kept leaves the
-///   base alone with the reason (``/WebImageCore/Image/gainMapIssue``).
+///   base alone with the reason (``/WebImageCore/Image/gainMapIssue``). With
+///   ``/WebImageCore/DynamicRange/high`` the map is applied instead: RGBA16 PQ pixels.
 /// - AVIF files are left to ``AVIFCoder``; HEIF is not encoded.
 ///
 /// The coder holds no state; every call opens its own libheif context.
@@ -45,7 +46,7 @@ public struct HEIFCoder: ImageCoder {
             let pixels = FrameOutput(unturned: decoded, options: options).finish(decoded)
             let image = Image(
                 pixels: pixels, scale: options.imageScale, format: ImageFormat.detect(data), hasAlpha: primary.hasAlpha)
-            return Self.attachGainMap(to: image.replacing(colorProfile: profile), primary: primary, options: options)
+            return try Self.attachGainMap(to: image.replacing(colorProfile: profile), primary: primary, options: options)
         }
         let hdr = Self.toneMapped(profile, options: options)
         let decoded = try primary.decode(hdr: hdr, limits: options.limits)
@@ -54,20 +55,23 @@ public struct HEIFCoder: ImageCoder {
         // An 8-bit PQ/HLG source (no high-bit-depth decode) is tone-mapped by the colour step.
         let highDepth = hdr != nil && Int(heif_image_handle_get_luma_bits_per_pixel(primary.handle)) > 8
         let finished = ColorConversion.finish(image, profile: highDepth ? nil : profile, options: options)
-        return Self.attachGainMap(to: finished, primary: primary, options: options)
+        return try Self.attachGainMap(to: finished, primary: primary, options: options)
     }
 
     /// `image` with Apple's HDR gain map (``/WebImageCore/Image/gainMap``) when the file has one
     /// and `options` decode gain maps, or with the reason it was dropped.
-    static func attachGainMap(to image: Image, primary: HEIFPrimaryImage, options: DecodeOptions) -> Image {
+    /// With ``/WebImageCore/DynamicRange/high``, the map is applied (`GainMapHDR`).
+    static func attachGainMap(to image: Image, primary: HEIFPrimaryImage, options: DecodeOptions) throws -> Image {
         guard options.decodesGainMap else { return image }
+        let withMap: Image
         do throws(GainMapIssue) {
             guard let map = try primary.decodeAppleGainMap(baseSize: PixelSize(width: image.width, height: image.height), limits: options.limits)
             else { return image }
-            return image.replacing(gainMap: map)
+            withMap = image.replacing(gainMap: map)
         } catch {
             return image.replacing(gainMap: nil, issue: error)
         }
+        return try GainMapHDR.apply(withMap, options: options)
     }
 
     /// The PQ/HLG code points of `profile` when a decode with `options` tone-maps them (H-4).

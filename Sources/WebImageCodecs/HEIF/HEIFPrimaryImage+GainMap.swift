@@ -11,12 +11,14 @@ import WebImageCore
 /// - Its stored size must fit in the base with the base's aspect ratio (iPhones store half the
 ///   width and height), and it counts against the pixel limit and, with the base, the
 ///   decoded-bytes budget.
-/// - libheif 1.15 applies an item's own `irot`/`imir` properties and exposes no way to read
-///   the primary's, so a map whose shape only fits the base turned a quarter is refused
-///   rather than guessed.
+/// - Orientation: libheif 1.15 applies each item's own `irot`/`imir` properties. iPhones
+///   associate the primary's with the map item too, so both turn alike. A map without any,
+///   under a primary that is only turned (`irot`), is turned here as the primary is (the
+///   properties read from `ipma`, ``/WebImageCore/HEIFItemTransform``); any other mismatch
+///   (mirroring, or transforms of the map's own that differ) drops the map rather than guess.
 extension HEIFPrimaryImage {
-    /// The handle of Apple's gain map, or `nil` when the image has none.
-    func appleGainMapHandle() -> OpaquePointer? {
+    /// The handle and item ID of Apple's gain map, or `nil` when the image has none.
+    func appleGainMapHandle() -> (handle: OpaquePointer, id: Int)? {
         let filter = Int32(LIBHEIF_AUX_IMAGE_FILTER_OMIT_ALPHA | LIBHEIF_AUX_IMAGE_FILTER_OMIT_DEPTH)
         let count = Int(heif_image_handle_get_number_of_auxiliary_images(handle, filter))
         guard count > 0, count <= 64 else { return nil }
@@ -31,7 +33,7 @@ extension HEIFPrimaryImage {
                 matches = String(cString: text) == AppleGainMap.auxiliaryType
                 heif_image_handle_free_auxiliary_types(aux, &type)
             }
-            if matches { return aux }
+            if matches { return (aux, Int(id)) }
             heif_image_handle_release(aux)
         }
         return nil
@@ -52,12 +54,37 @@ extension HEIFPrimaryImage {
         return nil
     }
 
-    /// The map's stored size, after checking it fits the base; `nil` when there is no map.
-    private func checkedMap() throws(GainMapIssue) -> (handle: OpaquePointer, size: PixelSize, headroom: Double)? {
-        guard let aux = appleGainMapHandle() else { return nil }
-        let mapSize = PixelSize(width: Int(heif_image_handle_get_width(aux)), height: Int(heif_image_handle_get_height(aux)))
+    /// The quarter turns (anticlockwise) the map needs on top of its own transforms to be
+    /// oriented as the primary: 0 when both carry the same `irot`/`imir` (libheif applies them
+    /// to each), the primary's turns when it is only turned and the map carries nothing.
+    /// - Throws: a ``/WebImageCore/GainMapIssue`` for any other mismatch.
+    func mapQuarterTurns(mapItem: Int) throws(GainMapIssue) -> Int {
+        var primaryID: heif_item_id = 0
+        guard heif_context_get_primary_image_ID(context, &primaryID).code == heif_error_Ok else { return 0 }
+        let bytes = HeaderBytes(UnsafeRawBufferPointer(input))
+        let primary = HEIFItemTransform.transforms(of: Int(primaryID), in: bytes)
+        let map = HEIFItemTransform.transforms(of: mapItem, in: bytes)
+        if primary == map { return 0 }
+        var turns = 0
+        for transform in primary {
+            guard map.isEmpty, case .rotation(let quarterTurns) = transform else {
+                throw GainMapIssue(.mapImage, "the gain map's rotation or mirroring (\(map)) differs from the image's (\(primary))")
+            }
+            turns += quarterTurns
+        }
+        return turns & 3
+    }
+
+    /// The map's size as it will be shown (after ``mapQuarterTurns(mapItem:)``), after
+    /// checking it fits the base; `nil` when there is no map.
+    private func checkedMap() throws(GainMapIssue) -> (handle: OpaquePointer, size: PixelSize, turns: Int, headroom: Double)? {
+        guard let found = appleGainMapHandle() else { return nil }
+        let aux = found.handle, auxID = found.id
+        var mapSize = PixelSize(width: Int(heif_image_handle_get_width(aux)), height: Int(heif_image_handle_get_height(aux)))
         let base = size
         do throws(GainMapIssue) {
+            let turns = try mapQuarterTurns(mapItem: auxID)
+            if turns & 1 == 1 { mapSize = PixelSize(width: mapSize.height, height: mapSize.width) }
             guard mapSize.width > 0, mapSize.height > 0, mapSize.width <= base.width, mapSize.height <= base.height else {
                 throw GainMapIssue(.mapImage, "the gain map (\(mapSize)) does not fit in the image (\(base))")
             }
@@ -70,7 +97,7 @@ extension HEIFPrimaryImage {
             guard let values = appleHeadroom(), let headroom = values.headroom else {
                 throw GainMapIssue(.metadata, "the Apple maker note has no HDR headroom (tags 33 and 48)")
             }
-            return (aux, mapSize, headroom)
+            return (aux, mapSize, turns, headroom)
         } catch {
             heif_image_handle_release(aux)
             throw error
@@ -104,10 +131,13 @@ extension HEIFPrimaryImage {
         }
         var pixels: PixelBuffer
         do {
-            pixels = try Self.decode(map.handle, size: map.size, hasAlpha: false, limits: limits)
+            let stored = map.turns & 1 == 1 ? PixelSize(width: map.size.height, height: map.size.width) : map.size
+            pixels = try Self.decode(map.handle, size: stored, hasAlpha: false, limits: limits)
         } catch {
             throw GainMapIssue(.mapImage, "the gain-map image: \(error)")
         }
+        // Anticlockwise quarter turns as the orientation that shows them.
+        if map.turns != 0 { pixels = pixels.applying([ImageOrientation.up, .left, .down, .right][map.turns]) }
         let target = GainMap.mapSize(forBase: baseSize, base: size, map: map.size)
         if target != map.size { pixels = pixels.thumbnail(to: target) }
         return AppleGainMap.gainMap(pixels: pixels, headroom: map.headroom)

@@ -9,9 +9,9 @@ import WebImageCore
 /// the crop) before anything is decoded.
 /// Not thread-safe: one owner at a time.
 final class HEIFPrimaryImage {
-    private let context: OpaquePointer
+    let context: OpaquePointer
     let handle: OpaquePointer
-    private let input: UnsafeMutableRawBufferPointer
+    let input: UnsafeMutableRawBufferPointer
 
     /// libheif's plugin registry, initialised once for the process (never torn down).
     private static let initialised: Bool = {

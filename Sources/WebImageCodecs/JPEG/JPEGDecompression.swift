@@ -142,9 +142,10 @@ enum JPEGDecompression {
             let finished = ColorConversion.finish(
                 image, profile: header.isCMYK || convertsInPlace ? nil : header.colorProfile, options: options)
             guard options.decodesGainMap, !acceptDamage else { return finished }
-            return JPEGGainMapReader.attach(
+            let withMap = JPEGGainMapReader.attach(
                 to: finished, b, header: header, decoded: storedTarget, allocated: decodeSize,
                 scaleDenominator: scaleDenominator, options: options)
+            return try GainMapHDR.apply(withMap, options: options)
         }
     }
 

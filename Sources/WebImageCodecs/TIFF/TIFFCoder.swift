@@ -24,7 +24,7 @@ import WebImageCore
 ///   copies are not pages.
 /// - Thumbnails decode the smallest reduced-resolution copy of the page (`SubfileType` 1
 ///   directories after it) that still covers the thumbnail size, else the page; then resample.
-/// - TIFF is not encoded.
+/// - Encoding writes one page, 8 or 16 bits a sample as the image is (`TIFFCoder+Encoding`).
 ///
 /// The coder holds no state; every call opens its own libtiff handle over a private copy of
 /// the bytes (nothing is read from or written to the file system).

@@ -50,8 +50,14 @@ public struct DecodeOptions: Sendable, Hashable {
     public var preferredPixelFormat: PixelFormat = .rgba8
     /// Which rendition of an HDR source to give (SPEC H-5): ``DynamicRange/standard`` (the
     /// default) tone-maps PQ and HLG to SDR; ``DynamicRange/high`` decodes deeper-than-8-bit
-    /// sources to RGBA16 with their PQ or HLG signal kept, whatever ``preferredPixelFormat`` says.
+    /// sources to RGBA16 with their PQ or HLG signal kept, and applies a JPEG's or HEIC's gain map
+    /// into RGBA16 PQ pixels (at ``displayHeadroom``), whatever ``preferredPixelFormat`` says.
     public var dynamicRange: DynamicRange = .standard
+    /// With ``dynamicRange`` = ``DynamicRange/high``, the display headroom (linear, over SDR
+    /// white; 4 is two stops) a gain-map image's HDR rendition is made for. `nil`, the default:
+    /// the map's own maximum (``GainMap/maximumDisplayHeadroom``), its full HDR rendition.
+    /// 1 or less gives the SDR base's light.
+    public var displayHeadroom: Double?
 
     /// The pixel format decoders produce for a source with more than 8 bits a channel:
     /// ``PixelFormat/rgba16`` when ``dynamicRange`` is ``DynamicRange/high``, else

@@ -118,7 +118,7 @@ struct ISOBMFFHeader {
     }
 
     /// The property indices `ipma` associates with `item`. Bounded by the box's length.
-    private static func associations(_ bytes: HeaderBytes, ipma: Box, item: Int) -> [Int] {
+    static func associations(_ bytes: HeaderBytes, ipma: Box, item: Int) -> [Int] {
         // Full box: version (1 byte), flags (3 bytes, big-endian; bit 0 = 16-bit indices).
         guard let version = bytes.u8(ipma.payload), let flags = bytes.u8(ipma.payload + 3),
             let entryCount = bytes.u32be(ipma.payload + 4)
