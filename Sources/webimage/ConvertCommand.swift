@@ -62,7 +62,7 @@ struct ConvertCommand: AsyncParsableCommand {
     var keepColorProfile = false
 
     @Flag(
-        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output instead of tone-mapping to SDR.")
+        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output, and write JPEG output as the SDR rendition plus a gain map computed from the HDR pixels (Ultra HDR, ISO 21496-1), instead of tone-mapping to SDR.")
     var hdr = false
 
     @OptionGroup(title: "Transforms")

@@ -67,13 +67,21 @@ struct GainMapEncodeTests {
         return out.map { $0 / Float(k * k) }
     }
 
-    /// PSNR in PQ of libultrahdr's HDR rendition of `jpeg` against the source, both box-averaged 4×4.
-    static func fidelity(_ jpeg: Data) throws -> Double {
-        let rendition = try UltraHDRReference.rendition(jpeg)
-        #expect(rendition.width == width && rendition.height == height)
-        let ours = box(rendition.values, width: width, height: height, k: 4)
+    /// PSNR in PQ of an HDR rendition (RGB, 1.0 = SDR white) against the source, both box-averaged 4×4.
+    static func fidelity(_ values: [Float]) -> Double {
+        let ours = box(values, width: width, height: height, k: 4)
         let reference = box(source.linear, width: width, height: height, k: 4)
         return GainMapRenditionTests.pqPSNR(ours, reference).psnr
+    }
+
+    /// ``fidelity(_:)`` of libultrahdr's rendition of `jpeg` and of ours (a reader that samples
+    /// the map at block centres, as Skia does).
+    static func fidelities(_ jpeg: Data) throws -> (libultrahdr: Double, centred: Double) {
+        let rendition = try UltraHDRReference.rendition(jpeg)
+        #expect(rendition.width == width && rendition.height == height)
+        let image = try JPEGCoder().decode(jpeg, options: .default)
+        let map = try #require(image.gainMap)
+        return (fidelity(rendition.values), fidelity(map.hdrRendition(of: image.pixels, displayHeadroom: .infinity).values))
     }
 
     static func options(scale: Int = 4, channels: Int = 1, gamma: Double = 1) -> EncodeOptions {
@@ -83,20 +91,35 @@ struct GainMapEncodeTests {
     }
 
     @Test(
-        "Given a PQ picture, when written as JPEG (map at 1/4 and 1/1, one and three channels), then libultrahdr's HDR rendition is at least as close to the source as libultrahdr's own encode at the same map scale",
+        "Given a PQ picture, when written as JPEG (map at 1/4 and 1/1, one and three channels, gamma 1 and 2.2), then its HDR rendition is at least as close to the source as that of libultrahdr's own encode at the same map scale, read by libultrahdr and by a centre-sampling reader",
         .enabled(if: UltraHDRReference.isAvailable),
-        arguments: [(4, 1, 1.0), (4, 3, 1.0), (1, 1, 1.0), (4, 1, 2.2)])
+        arguments: [(4, 1, 1.0), (4, 3, 1.0), (1, 1, 1.0), (1, 3, 1.0), (4, 1, 2.2)])
     func asCloseAsLibultrahdr(scale: Int, channels: Int, gamma: Double) throws {
         let ours = try JPEGCoder().encode(Self.source.image, format: .jpeg, options: Self.options(scale: scale, channels: channels, gamma: gamma))
         let theirs = try UltraHDRReference.encode(linear: Self.source.linear, width: Self.width, height: Self.height, scale: scale)
-        let (a, b) = (try Self.fidelity(ours), try Self.fidelity(theirs))
-        print("encode scale 1/\(scale), \(channels) channel(s), gamma \(gamma): ours \(String(format: "%.2f", a)) dB, libultrahdr \(String(format: "%.2f", b)) dB (PQ, 4×4 box), \(ours.count) vs \(theirs.count) bytes")
-        #expect(a >= b - Self.tolerance, "ours \(a) dB, libultrahdr \(b) dB")
-        #expect(a >= 40)
+        let (a, b) = (try Self.fidelities(ours), try Self.fidelities(theirs))
+        func f(_ v: Double) -> String { String(format: "%.2f", v) }
+        print("encode 1/\(scale), \(channels) channel(s), gamma \(gamma): read by libultrahdr ours \(f(a.libultrahdr)) dB, libultrahdr's \(f(b.libultrahdr)) dB; centre-sampled ours \(f(a.centred)) dB, libultrahdr's \(f(b.centred)) dB (PQ, 4×4 box); \(ours.count) vs \(theirs.count) bytes")
+        guard gamma == 1 else {
+            // A gamma above 1 spends the codes on small gains; libultrahdr has no such setting here.
+            #expect(a.libultrahdr >= 36 && a.centred >= 42, "gamma \(gamma): \(a)")
+            return
+        }
+        let tolerance = scale == 1 ? (libultrahdr: 0.0, centred: 0.0) : Self.samplingTolerance
+        #expect(a.libultrahdr >= b.libultrahdr - tolerance.libultrahdr, "read by libultrahdr: ours \(a.libultrahdr) dB, libultrahdr's \(b.libultrahdr) dB")
+        #expect(a.centred >= b.centred - tolerance.centred, "centre-sampled: ours \(a.centred) dB, libultrahdr's \(b.centred) dB")
     }
 
-    /// How far below libultrahdr's figure ours may land: see the HDR article.
-    static let tolerance = 0.5
+    /// How far below libultrahdr's own file ours may read when the map is smaller than the
+    /// image (none at map scale 1, where ours reads 11 to 12 dB closer). libultrahdr's decoder
+    /// samples map pixel `j` at image pixel `j · k` (its block's top-left corner); ours computes
+    /// each map pixel over its block and means it for the block's centre, where Skia (Chrome,
+    /// Android) and bilinear readers sample it. Read by libultrahdr that is a shift of
+    /// `(k − 1) / 2` pixels, which costs 2.2 dB on this picture's sharp HDR/SDR edges (38.7
+    /// against 40.9 dB); computing the map for libultrahdr's positions instead gains 3.8 dB there
+    /// and loses 9.5 dB in centre-sampling readers. Centre-sampled, ours reads 0.45 dB below
+    /// libultrahdr's file at 1/4 (46.6 against 47.1 dB).
+    static let samplingTolerance = (libultrahdr: 3.0, centred: 1.0)
 
     @Test("Given a PQ picture, when written as JPEG, then libultrahdr finds a one-channel map at 1/4 with ISO 21496-1 and Ultra HDR metadata, and our reader gets the same values back", .enabled(if: UltraHDRReference.isAvailable))
     func structure() throws {
