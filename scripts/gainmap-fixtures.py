@@ -4,6 +4,10 @@
   gainmap-fixtures.py make DIR     writes Ultra HDR JPEGs into DIR (printed, one a line)
   gainmap-fixtures.py render FILE  writes libultrahdr's HDR rendition of FILE (linear float32
                                    RGB, full boost) to FILE.rgbf
+  gainmap-fixtures.py encode FILE W H SCALE
+                                   libultrahdr's own Ultra HDR JPEG (its default settings, map
+                                   at 1/SCALE) of the linear float32 RGB HDR picture in FILE
+                                   (W×H, BT.709, 1.0 = SDR white), written to FILE.jpg
   gainmap-fixtures.py check FILE   decodes FILE with libultrahdr and prints JSON: the HDR
                                    rendition's size, the gain-map image's size and component
                                    count, and its ISO 21496-1 block and hdrgm XMP in hex
@@ -186,5 +190,15 @@ def render(path):
     print(json.dumps({"width": int(hdr.shape[1]), "height": int(hdr.shape[0])}))
 
 
+def encode(path, width, height, scale):
+    """libultrahdr's encode of an HDR-only input (half-float linear RGBA, BT.709) to FILE.jpg."""
+    w, h = int(width), int(height)
+    rgb = np.fromfile(path, np.float32).reshape(h, w, 3)
+    rgba = np.ones((h, w, 4), np.float16)
+    rgba[..., :3] = rgb
+    with open(path + ".jpg", "wb") as f:
+        f.write(imagecodecs.ultrahdr_encode(rgba, scale=int(scale)))
+
+
 if __name__ == "__main__":
-    {"make": make, "check": check, "render": render}[sys.argv[1]](sys.argv[2])
+    {"make": make, "check": check, "render": render, "encode": encode}[sys.argv[1]](*sys.argv[2:])

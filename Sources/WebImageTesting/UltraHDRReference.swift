@@ -74,6 +74,23 @@ public enum UltraHDRReference {
         return (width, height, values)
     }
 
+    /// libultrahdr's own Ultra HDR JPEG of an HDR picture (its encoder from an HDR-only input,
+    /// default settings, map at 1/`scale`): `linear` is RGB, BT.709, 1.0 = SDR white.
+    public static func encode(linear: [Float], width: Int, height: Int, scale: Int) throws -> Data {
+        let python = try python.get()
+        precondition(linear.count == width * height * 3, "linear RGB of width × height pixels")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gainmap-encode-\(UUID().uuidString).rgbf")
+        let jpeg = URL(fileURLWithPath: file.path + ".jpg")
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: jpeg)
+        }
+        try linear.withUnsafeBytes { try Data($0).write(to: file) }
+        let output = run(python, [script, "encode", file.path, String(width), String(height), String(scale)])
+        guard output.status == 0 else { throw ReferenceUnavailable(reason: "libultrahdr could not encode: \(output.stderr.suffix(400))") }
+        return try Data(contentsOf: jpeg)
+    }
+
     public static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -62,11 +62,11 @@ struct ConvertCommand: AsyncParsableCommand {
     var keepColorProfile = false
 
     @Flag(
-        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output instead of tone-mapping to SDR; a gain-map JPEG or HEIC gives its HDR rendition (PQ) there.")
+        help: "Keep a PQ or HLG source's HDR signal and bit depth in PNG (16-bit, cICP), AVIF (10-bit, CICP) and JPEG XL (16-bit) output, and write JPEG output as the SDR rendition plus a gain map computed from the HDR pixels (Ultra HDR, ISO 21496-1), instead of tone-mapping to SDR; a gain-map JPEG or HEIC gives its HDR rendition (PQ) there.")
     var hdr = false
 
     /// The outputs `--hdr` writes HDR into.
-    static let hdrOutputs: Set<ImageFormat> = [.png, .avif, .jxl]
+    static let hdrOutputs: Set<ImageFormat> = [.png, .avif, .jxl, .jpeg]
 
     @OptionGroup(title: "Transforms")
     var transform: TransformOptions
@@ -113,9 +113,10 @@ struct ConvertCommand: AsyncParsableCommand {
         var conversion = ImageConversion(format: format)
         conversion.decodeOptions.firstFrameOnly = firstFrame
         conversion.decodeOptions.colorManagement = keepColorProfile ? .preserve : .convertToSRGB
-        // Only outputs that carry PQ at more than 8 bits decode the HDR rendition; a JPEG keeps
-        // a gain map as a gain map.
+        // Only outputs that carry HDR decode the HDR rendition; a JPEG keeps a source's gain map
+        // as it is (and computes one from a PQ or HLG source's HDR pixels).
         conversion.decodeOptions.dynamicRange = hdr && Self.hdrOutputs.contains(format) ? .high : .standard
+        conversion.decodeOptions.appliesGainMap = format != .jpeg
         if let thumbnail { conversion.decodeOptions.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         if let quality { conversion.encodeOptions.quality = Double(quality) / 100 }
         conversion.encodeOptions.lossless = lossless

@@ -72,15 +72,22 @@ import WebImageTesting
         #expect(try AVIFCoder().readMetadata(sdr.body).bitDepth == 8)
     }
 
-    @Test("Given a 16-bit PQ PNG, when rendered as JPEG with preserve_hdr:1, then it is the same tone-mapped SDR JPEG as without the option")
-    func jpegToneMapped() async throws {
+    @Test("Given a 16-bit PQ PNG, when rendered as JPEG with preserve_hdr:1, then a gain-map JPEG over the same tone-mapped SDR picture as without the option")
+    func jpegGetsGainMap() async throws {
         let harness = try await ServiceHarness.start()
         defer { Task { await harness.stop() } }
         harness.origin.route("/pq.png", .ok(Self.source, contentType: "image/png"))
         let kept = try await harness.get(harness.plainPath("/pq.png", options: "preserve_hdr:1", ext: "jpg"))
         let plain = try await harness.get(harness.plainPath("/pq.png", ext: "jpg"))
-        #expect(kept.status == 200 && plain.status == 200)
-        #expect(kept.body == plain.body)
+        let off = try await harness.get(harness.plainPath("/pq.png", options: "preserve_hdr:0", ext: "jpg"))
+        #expect(kept.status == 200 && plain.status == 200 && off.status == 200)
+        #expect(off.body == plain.body)
+        let withMap = try JPEGCoder().decode(kept.body, options: .default)
+        let without = try JPEGCoder().decode(plain.body, options: .default)
+        let map = try #require(withMap.gainMap)
+        #expect(map.channelCount == 1 && map.pixelSize == PixelSize(width: Self.width / 4, height: Self.height / 4))
+        #expect(without.gainMap == nil)
+        #expect(withMap.pixels.bytes == without.pixels.bytes)
     }
 
     @Test("Given the service's preserve-hdr setting on, when a PNG is asked for without the option, then HDR is kept; preserve_hdr:0 drops to SDR")

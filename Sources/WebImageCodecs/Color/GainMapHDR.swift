@@ -12,7 +12,7 @@ enum GainMapHDR {
     /// counts against the decoded-bytes budget with the base it is made from.
     /// - Throws: ``/WebImageCore/WebImageError`` `imageTooLarge` when the rendition does not fit.
     static func apply(_ image: Image, options: DecodeOptions) throws -> Image {
-        guard options.dynamicRange == .high, let map = image.gainMap, image.pixelFormat == .rgba8, !image.isAnimated else {
+        guard options.dynamicRange == .high, options.appliesGainMap, let map = image.gainMap, image.pixelFormat == .rgba8, !image.isAnimated else {
             return image
         }
         // The base (4 bytes a pixel, twice when converted), the map and the rendition (8 bytes

@@ -111,6 +111,21 @@ struct HDRToSDRTransform: Sendable {
     /// Linear sRGB (relative to SDR white) of source codes `r`, `g`, `b`, before encoding.
     @inline(__always)
     func linearSRGB(_ r: Int, _ g: Int, _ b: Int, light: UnsafePointer<Float>, ootf: UnsafePointer<Float>?) -> SIMD3<Float> {
+        toneMapped(hdrLinear(r, g, b, light: light, ootf: ootf))
+    }
+
+    /// Step 4 alone: the tone roll-off of `o`, linear sRGB from ``hdrLinear(_:_:_:light:ootf:)``.
+    @inline(__always)
+    func toneMapped(_ o: SIMD3<Float>) -> SIMD3<Float> {
+        let m = o.max()
+        return m > tone.knee ? o * (tone(m) / m) : o
+    }
+
+    /// Steps 1 to 3: the HDR light of source codes `r`, `g`, `b` in linear sRGB primaries
+    /// relative to reference white (1.0 = 203 cd/m², above 1 brighter), gamut-mapped into sRGB
+    /// and not tone-mapped (each channel at least 0).
+    @inline(__always)
+    func hdrLinear(_ r: Int, _ g: Int, _ b: Int, light: UnsafePointer<Float>, ootf: UnsafePointer<Float>?) -> SIMD3<Float> {
         let last = self.light.count - 1
         var c = SIMD3<Float>(
             light[min((r &+ indexRounding) &>> indexShift, last)], light[min((g &+ indexRounding) &>> indexShift, last)],
@@ -133,8 +148,6 @@ struct HDRToSDRTransform: Sendable {
                 o = .zero
             }
         }
-        let m = o.max()
-        if m > tone.knee { o *= tone(m) / m }
         return o
     }
 
@@ -171,6 +184,26 @@ struct HDRToSDRTransform: Sendable {
                 destination[p + 1] = o.1
                 destination[p + 2] = o.2
                 destination[p + 3] = alpha
+            }
+        }
+    }
+
+    /// Runs `body` with a function from source codes to their HDR light
+    /// (``hdrLinear(_:_:_:light:ootf:)``) and their 8-bit sRGB codes (the SDR rendition, as
+    /// the 16-bit `apply` writes it): the two halves of a gain-map
+    /// JPEG computed from HDR pixels.
+    func withSplit<T>(_ body: ((Int, Int, Int) -> (hdr: SIMD3<Float>, sdr: (UInt8, UInt8, UInt8))) -> T) -> T {
+        light.withUnsafeBufferPointer { light in
+            ootf.withUnsafeBufferPointer { ootf in
+                Self.encode.withUnsafeBufferPointer { table in
+                    let l = light.baseAddress!, t = table.baseAddress!
+                    let o = ootf.isEmpty ? nil : ootf.baseAddress
+                    return body { r, g, b in
+                        let h = hdrLinear(r, g, b, light: l, ootf: o)
+                        let c = toneMapped(h)
+                        return (h, (Self.encoded(c.x, t), Self.encoded(c.y, t), Self.encoded(c.z, t)))
+                    }
+                }
             }
         }
     }

@@ -78,17 +78,27 @@ public struct JPEGCoder: ProgressiveImageDecoding {
     /// - Throws: ``/WebImageCore/WebImageError/unsupportedFormat(_:reason:)`` for another format,
     ///   ``/WebImageCore/WebImageError/encodingFailed(reason:)`` when TurboJPEG fails.
     public func encode(_ image: Image, format: ImageFormat, options: EncodeOptions) throws -> Data {
-        let image = EightBitOutput.prepare(image)
         guard format == .jpeg else {
             throw WebImageError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
         }
-        let prepared = EncodeOptions(maxPixelSize: options.maxPixelSize, keepAnimation: false).preparedImage(image)
+        let geometry = EncodeOptions(maxPixelSize: options.maxPixelSize, keepAnimation: false)
+        let writesMap = options.keepsGainMap && options.maxFileSize == nil
+        let prepared: Image
+        var mapQuality = options.clampedQuality
+        if writesMap, image.gainMap == nil,
+            let split = GainMapComputation.split(geometry.preparedImage(image, keepingHighBitDepth: true), settings: options.gainMap)
+        {
+            prepared = split
+            mapQuality = options.gainMap.quality.map { min(1, max(0, $0.isNaN ? 0.9 : $0)) } ?? mapQuality
+        } else {
+            prepared = geometry.preparedImage(EightBitOutput.prepare(image))
+        }
         var data = try JPEGCompression.encode(prepared, options: options)
-        if let profile = EmbeddedProfile.iccData(for: image) {
+        if let profile = EmbeddedProfile.iccData(for: prepared) {
             data = JPEGICCProfile.embed(profile, in: data)
         }
-        guard options.keepsGainMap, options.maxFileSize == nil, let map = prepared.gainMap else { return data }
-        return try JPEGGainMapWriter.assemble(primary: data, map: map, quality: options.clampedQuality)
+        guard writesMap, let map = prepared.gainMap else { return data }
+        return try JPEGGainMapWriter.assemble(primary: data, map: map, quality: mapQuality)
     }
 
     /// JPEG can always be shown while it downloads (rows of a baseline file, passes of a

@@ -58,6 +58,12 @@ public struct DecodeOptions: Sendable, Hashable {
     /// the map's own maximum (``GainMap/maximumDisplayHeadroom``), its full HDR rendition.
     /// 1 or less gives the SDR base's light.
     public var displayHeadroom: Double?
+    /// With ``dynamicRange`` = ``DynamicRange/high``, whether a gain-map image becomes its HDR
+    /// rendition (`true`, the default) or stays its SDR base with the map attached, as with
+    /// ``DynamicRange/standard`` — for an output that writes the map itself (a JPEG), so that the
+    /// SDR base and the map are kept as the source made them instead of being computed again
+    /// from the rendition. PQ and HLG sources are not affected.
+    public var appliesGainMap: Bool = true
 
     /// The pixel format decoders produce for a source with more than 8 bits a channel:
     /// ``PixelFormat/rgba16`` when ``dynamicRange`` is ``DynamicRange/high``, else

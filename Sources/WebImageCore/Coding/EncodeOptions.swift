@@ -14,8 +14,12 @@ public struct EncodeOptions: Sendable, Hashable {
     public var keepAnimation: Bool = true
     /// Write the image's gain map (``Image/gainMap``) where the format carries one here (JPEG:
     /// Ultra HDR and ISO 21496-1 together). Formats that cannot carry one leave it out whatever
-    /// this says. Default on; off writes the SDR base alone.
+    /// this says; JPEG output of an HDR image without a map computes one (``gainMap``). Default
+    /// on; off writes the SDR base alone.
     public var keepsGainMap: Bool = true
+    /// How JPEG output computes a gain map from an HDR image (an RGBA16 PQ or HLG picture), when
+    /// ``keepsGainMap`` is on: see ``GainMapEncodeSettings``.
+    public var gainMap = GainMapEncodeSettings()
     /// AVIF's speed and chroma subsampling (by default chosen by image size).
     public var avif = AVIFEncodeSettings()
     /// JPEG's progressive scans and chroma subsampling.

@@ -11,10 +11,12 @@ extension ImageProcessor {
 
     /// Decodes `data`, already detected as `format`, as ``decode(_:options:keepAnimation:)`` does.
     func decode(
-        _ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool, dynamicRange: DynamicRange = .standard
+        _ data: Data, format: ImageFormat, options: ProcessingOptions, keepAnimation: Bool, dynamicRange: DynamicRange = .standard,
+        appliesGainMap: Bool = true
     ) throws(ImageServiceError) -> DecodedSource {
         var decodeOptions = DecodeOptions()
         decodeOptions.dynamicRange = dynamicRange
+        decodeOptions.appliesGainMap = appliesGainMap
         decodeOptions.applyOrientation = options.autoRotate ?? true
         decodeOptions.colorManagement = (options.stripColorProfile ?? stripColorProfile) ? .convertToSRGB : .preserve
         decodeOptions.firstFrameOnly = !keepAnimation

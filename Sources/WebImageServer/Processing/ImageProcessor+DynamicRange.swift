@@ -1,10 +1,10 @@
 import WebImage
 
 extension ImageProcessor {
-    /// The outputs that carry a PQ or HLG signal at more than 8 bits here: PNG (16-bit with a
-    /// `cICP` chunk), AVIF (10/12-bit with its CICP in `nclx`) and JPEG XL (16-bit with its
-    /// colour encoding).
-    static let hdrOutputs: Set<OutputFormat> = [.png, .avif, .jxl]
+    /// The outputs that carry HDR from a PQ or HLG source here: PNG (16-bit with a `cICP`
+    /// chunk), AVIF (10/12-bit with its CICP in `nclx`), JPEG XL (16-bit with its colour
+    /// encoding) and JPEG (the SDR rendition plus a gain map computed from the HDR pixels).
+    static let hdrOutputs: Set<OutputFormat> = [.png, .avif, .jxl, .jpeg]
 
     /// The decode's dynamic range for a request rendered as `output` (`nil`: not known before
     /// the encode, as with `best`): ``/WebImageCore/DynamicRange/high`` when `preserve_hdr`

@@ -100,7 +100,9 @@ struct ImageProcessor: Sendable {
         } else {
             image = try decode(
                 data, format: sourceFormat, options: options, keepAnimation: animate,
-                dynamicRange: dynamicRange(for: options, output: best == nil ? format : nil))
+                dynamicRange: dynamicRange(for: options, output: best == nil ? format : nil),
+                // A JPEG writes a source's gain map as it is, not one computed from its rendition.
+                appliesGainMap: best != nil || format != .jpeg)
         }
         metrics.recordStage("decode", ContinuousClock.now - decodeStart)
         metrics.recordDecode(scaleDenominator: image.reduction?.denominator ?? 1)

@@ -23,7 +23,8 @@ public struct ImageServiceConfiguration: Sendable {
     /// `IMGPROXY_STRIP_COLOR_PROFILE`, default on); off, results keep the source's colours and
     /// embed its profile. The `strip_color_profile` (`scp`) URL option overrides it.
     public var stripColorProfile = true
-    /// Keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results (imgproxy 4's
+    /// Keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results, and
+    /// write JPEG results as SDR plus a gain map computed from it (imgproxy 4's
     /// `IMGPROXY_PRESERVE_HDR`, default off: results are tone-mapped to SDR). The
     /// `preserve_hdr` URL option overrides it.
     public var preserveHDR = false

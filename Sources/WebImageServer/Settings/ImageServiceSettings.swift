@@ -41,7 +41,7 @@ public enum ImageServiceSettings {
         Setting(name: "avif-speed", meaning: "AVIF encoder speed, 0 (slowest) to 9; auto = 9 up to 1.2 MP results, 8 above", defaultValue: "auto", repeatable: false),
         Setting(name: "avif-subsample", meaning: "AVIF chroma subsampling: auto (4:2:0 below quality 90, 4:4:4 from it), on (always 4:2:0) or off (always 4:4:4); the URL's avifo overrides", defaultValue: "auto", repeatable: false),
         Setting(name: "strip-color-profile", meaning: "convert sources to sRGB and write no colour profile; false keeps the source's colours and profile (URL option scp overrides)", defaultValue: "true", repeatable: false),
-        Setting(name: "preserve-hdr", meaning: "keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results instead of tone-mapping to SDR (URL option preserve_hdr overrides)", defaultValue: "false", repeatable: false),
+        Setting(name: "preserve-hdr", meaning: "keep a PQ or HLG source's HDR signal and bit depth in PNG, AVIF and JPEG XL results, and write JPEG results as SDR plus a gain map computed from it, instead of tone-mapping to SDR (URL option preserve_hdr overrides)", defaultValue: "false", repeatable: false),
         Setting(name: "cache-dir", meaning: "source cache directory", defaultValue: "none", repeatable: false),
         Setting(name: "cache-max-size", meaning: "bytes the source cache may hold; past it the oldest half is removed (0 = unbounded)", defaultValue: "1073741824", repeatable: false),
         Setting(name: "cache-max-age", meaning: "seconds a source stays in the source cache after it was written", defaultValue: "604800", repeatable: false),

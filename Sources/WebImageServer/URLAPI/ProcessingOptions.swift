@@ -99,8 +99,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var keepCopyright = false
     /// `preserve_hdr` (imgproxy 4): keep a PQ or HLG source's HDR signal and its bit depth
     /// (more than 8 bits a channel) in an output that can carry them — PNG (16-bit with `cICP`),
-    /// AVIF (10/12-bit with `nclx`) and JPEG XL (16-bit) — instead of tone-mapping to SDR; other outputs are
-    /// tone-mapped as without it. `nil` = the service's `preserve-hdr` setting (off).
+    /// AVIF (10/12-bit with `nclx`) and JPEG XL (16-bit) — and write a JPEG output as the SDR
+    /// rendition plus a gain map computed from the HDR pixels, instead of tone-mapping to SDR;
+    /// other outputs are tone-mapped as without it. `nil` = the service's `preserve-hdr` setting (off).
     public var preserveHDR: Bool?
     /// `disable_animation` (`da`): treat every source as a still image, its first frame (or
     /// the `page` asked for).
