@@ -10,6 +10,6 @@ struct DeliveryGroup: Hashable {
     init(_ caller: DownloadCallerSink) {
         coders = ObjectIdentifier(caller.coders)
         options = caller.decodeOptions
-        decode = !caller.options.contains(.avoidDecodeImage)
+        decode = caller.decodesImage
     }
 }

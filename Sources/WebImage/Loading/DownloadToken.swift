@@ -64,6 +64,10 @@ final class DownloadCallerSink: Sendable {
     let options: WebImageOptions
     let decodeOptions: DecodeOptions
     let coders: CodersManager
+    /// Whether this caller's final result is decoded here: not with `avoidDecodeImage`, nor
+    /// for an ``ImageManager``, whose decode stage decodes the bytes
+    /// (``WebImageContext/deliversBytesOnly``).
+    let decodesImage: Bool
     /// The priority the caller started with.
     let priority: DownloadPriority
     private let progress: ImageLoaderProgress?
@@ -78,12 +82,13 @@ final class DownloadCallerSink: Sendable {
     private let state: Mutex<State>
 
     init(
-        options: WebImageOptions, decodeOptions: DecodeOptions, coders: CodersManager,
+        options: WebImageOptions, decodeOptions: DecodeOptions, coders: CodersManager, decodesImage: Bool,
         priority: DownloadPriority, progress: ImageLoaderProgress?, completion: @escaping ImageLoaderCompletion
     ) {
         self.options = options
         self.decodeOptions = decodeOptions
         self.coders = coders
+        self.decodesImage = decodesImage
         self.priority = priority
         self.progress = progress
         self.state = Mutex(State(completion: completion, requested: priority))

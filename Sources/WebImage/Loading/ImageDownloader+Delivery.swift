@@ -36,8 +36,13 @@ extension ImageDownloader {
             } else if key.decode {
                 decodes.append((key, coders, members))
             } else {
-                let result = Result<ImageLoaderResult, WebImageError>.success(
-                    ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true))
+                var bytes = ImageLoaderResult(image: nil, data: body.data, response: body.response, finished: true)
+                // An ImageManager decodes them in its decode stage, with these coders on this pool and,
+                // when its options match, the download's incremental decoder.
+                bytes.coders = coders
+                bytes.pool = configuration.processingPool
+                bytes.progressive = body.progressive
+                let result = Result<ImageLoaderResult, WebImageError>.success(bytes)
                 decoded[key] = result
                 for member in members { member.finish(result) }
             }

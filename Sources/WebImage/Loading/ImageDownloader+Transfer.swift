@@ -106,7 +106,8 @@ extension ImageDownloader {
         }
     }
 
-    /// Ends a transfer. A successful bytes-only download (every caller `avoidDecodeImage`, no
+    /// Ends a transfer. A successful bytes-only download (no caller decoding — each asked for
+    /// `avoidDecodeImage` or is an ``ImageManager``'s, whose decode stage decodes — and no
     /// decryptor) completes right here, on the event loop: a hop to the pool would cost ~20 µs
     /// per request (docs/PERFORMANCE.md) for nothing but a handler call. Everything else —
     /// decoding, decryptors, failures (the ImageManager's failure handling calls delegates and
@@ -115,7 +116,7 @@ extension ImageDownloader {
         _ id: DownloadID, setup: DownloadSetup, record: DownloadRecord, _ transferred: Result<ReceivedBody, any Error>
     ) {
         if case .success = transferred, setup.context.decryptor == nil,
-            currentCallers(of: id).allSatisfy({ $0.options.contains(.avoidDecodeImage) })
+            currentCallers(of: id).allSatisfy({ !$0.decodesImage })
         {
             finishDownload(id, setup: setup, record: record, transferred: transferred, onEventLoop: true)
             return

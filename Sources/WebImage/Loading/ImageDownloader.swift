@@ -16,7 +16,8 @@ import Synchronization
 /// head, body bytes, progress handlers and ``DownloadObserver``s run on the request's NIO event
 /// loop — keep progress handlers and observers short. Decoding, decryptors, failures and every
 /// completion that needs decoding go to the processing pool; a bytes-only success
-/// (`avoidDecodeImage`, no decryptor) completes on the event loop.
+/// (no caller decoding: `avoidDecodeImage`, or an ``ImageManager``'s request; no decryptor)
+/// completes on the event loop.
 ///
 /// Coordination lives in a pure `DownloaderStateMachine` kept in a `Mutex`; every action it
 /// returns (start a download, cancel a network task) is performed after leaving the lock.
@@ -152,6 +153,7 @@ public final class ImageDownloader: ImageLoader {
             options: options,
             decodeOptions: context.decodeOptions(for: options, url: url),
             coders: context.imageCoders ?? configuration.coders ?? CodersManager.shared,
+            decodesImage: !options.contains(.avoidDecodeImage) && !context.deliversBytesOnly,
             priority: priority, progress: progress, completion: completed)
         let key = DownloadKey(
             url: url,
@@ -268,7 +270,7 @@ public final class ImageDownloader: ImageLoader {
         case .success(let body):
             emit(.finished(url: setup.key.url, metrics: record.metrics))
             let callers = completion.callers.map(\.caller)
-            if onEventLoop, !callers.allSatisfy({ $0.options.contains(.avoidDecodeImage) }) {
+            if onEventLoop, callers.contains(where: \.decodesImage) {
                 configuration.processingPool.submit { self.deliverThenEnd(id, body, to: callers, onEventLoop: false) }
             } else {
                 deliverThenEnd(id, body, to: callers, onEventLoop: onEventLoop)
@@ -289,7 +291,7 @@ public final class ImageDownloader: ImageLoader {
         deliver(body, to: callers, decoded: decoded, then: { onEventLoop in
             let late = self.state.withLock { $0.machine.endDelivery(id) }.map(\.caller)
             guard !late.isEmpty else { return }
-            if onEventLoop, !late.allSatisfy({ $0.options.contains(.avoidDecodeImage) }) {
+            if onEventLoop, late.contains(where: \.decodesImage) {
                 self.configuration.processingPool.submit { self.deliver(body, to: late, decoded: decoded) }
             } else {
                 self.deliver(body, to: late, decoded: decoded)

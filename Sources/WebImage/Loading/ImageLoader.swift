@@ -2,6 +2,13 @@ import Foundation
 
 /// Something that turns a URL into an image: the network downloader, a file loader, or a
 /// custom source (SPEC D-1). ``LoadersManager`` chains several.
+///
+/// Under an ``ImageManager``, decoding is the manager's own stage: a final result that
+/// carries an image is that image (the decode stage is skipped), and one that carries only
+/// bytes is decoded by the manager with the load's decode options (the context's
+/// ``WebImageContext/imageCoders``, else ``/WebImageCore/CodersManager/shared``), unless the
+/// load asked for ``WebImageOptions/avoidDecodeImage``. The library's own loaders answer a
+/// manager with bytes and decode only when called directly.
 public protocol ImageLoader: Sendable {
     /// Whether this loader handles `url` (decided from its scheme, usually).
     func canRequestImage(for url: URL) -> Bool
@@ -70,6 +77,15 @@ public struct ImageLoaderResult: Sendable {
     public var response: ImageResponseInfo?
     /// `false` for a progressive partial image; `true` for the final result.
     public var finished: Bool
+    /// The coders a library loader would have decoded these bytes with, when it delivered them
+    /// undecoded for the manager's decode stage (``WebImageContext/deliversBytesOnly``).
+    var coders: CodersManager?
+    /// The pool such a loader would have decoded them on.
+    var pool: ProcessingPool?
+    /// The incremental decoder of the progressive download that delivered these bytes
+    /// undecoded: the decode stage finishes it instead of decoding from scratch when its
+    /// options match.
+    var progressive: ProgressiveDecoding?
 
     /// A result; `finished` is `false` only for progressive partial images.
     public init(image: Image?, data: Data, response: ImageResponseInfo?, finished: Bool) {

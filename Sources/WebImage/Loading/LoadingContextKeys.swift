@@ -46,8 +46,18 @@ private enum DecryptorKey: WebImageContextKey { typealias Value = DownloadDecryp
 private enum DownloadPriorityKey: WebImageContextKey { typealias Value = DownloadPriority }
 private enum CachedResponseValidatorsKey: WebImageContextKey { typealias Value = HTTPCacheValidators }
 private enum ImageLoaderKey: WebImageContextKey { typealias Value = any ImageLoader }
+private enum DeliversBytesOnlyKey: WebImageContextKey { typealias Value = Bool }
 
 extension WebImageContext {
+    /// Set by ``ImageManager`` on the context it hands its loader: the library's loaders then
+    /// deliver the final bytes undecoded (partial images still decoded, SPEC D-8), and the
+    /// manager's decode stage decodes them. Loaders that do not read it deliver images as
+    /// they like; the decode stage passes an image through.
+    var deliversBytesOnly: Bool {
+        get { self[DeliversBytesOnlyKey.self] ?? false }
+        set { self[DeliversBytesOnlyKey.self] = newValue ? true : nil }
+    }
+
     /// Changes the request before it is sent (or refuses it with `nil`).
     ///
     /// Coalesced callers share one request: the modifier of the caller that created the

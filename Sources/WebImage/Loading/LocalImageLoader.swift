@@ -2,7 +2,8 @@ import Foundation
 
 /// Loads `file://` and `data:` URLs without the network (SPEC D-1).
 ///
-/// Reading and decoding run on the ``/WebImageCore/ProcessingPool``. `data:` URLs accept base64
+/// Reading and decoding run on the ``/WebImageCore/ProcessingPool``; for an ``ImageManager``
+/// it reads only, and the manager's decode stage decodes. `data:` URLs accept base64
 /// (`data:image/png;base64,…`) and percent-encoded payloads. Files larger than
 /// ``maximumSize`` fail with ``/WebImageCore/WebImageError/responseTooLarge(limit:)``.
 public final class LocalImageLoader: ImageLoader {
@@ -30,7 +31,8 @@ public final class LocalImageLoader: ImageLoader {
     ) -> any ImageLoaderToken {
         let decodeOptions = context.decodeOptions(for: options, url: url)
         let coders = context.imageCoders ?? CodersManager.shared
-        let decode = !options.contains(.avoidDecodeImage)
+        // An ImageManager's request is answered with the bytes: its decode stage decodes them.
+        let decode = !options.contains(.avoidDecodeImage) && !context.deliversBytesOnly
         let limit = maximumSize
         let decryptor = context.decryptor
         let task = Task { [pool] in
@@ -48,7 +50,10 @@ public final class LocalImageLoader: ImageLoader {
                     return (data, decode ? try PipelineMetrics.timedDecode("file") { try coders.decode(data, options: decodeOptions) } : nil)
                 }
                 progress?(Int64(output.0.count), Int64(output.0.count), url)
-                result = .success(ImageLoaderResult(image: output.1, data: output.0, response: nil, finished: true))
+                var value = ImageLoaderResult(image: output.1, data: output.0, response: nil, finished: true)
+                value.coders = coders
+                value.pool = pool
+                result = .success(value)
             } catch let error as WebImageError {
                 result = .failure(error)
             } catch {

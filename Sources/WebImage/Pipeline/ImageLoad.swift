@@ -6,6 +6,11 @@ import Foundation
 /// `async` function that returns what the next step needs and calls nothing after it. The line
 /// runs in the one task its ``ImageCombinedOperation`` holds: cancelling the handle (or its
 /// deadline) cancels the task, and the stages read cancellation from the task.
+///
+/// Decoding is a stage: the cache query and the download yield bytes (or an image already
+/// decoded: a memory hit, or a custom loader's image), and `decode` makes the image, once after
+/// each — shared with the other loads decoding the same bytes with the same options
+/// (``SharedDecodes``).
 struct ImageLoad: Sendable {
     /// How a load ends.
     enum Outcome: Sendable {
@@ -35,7 +40,8 @@ struct ImageLoad: Sendable {
 
     private func load() async throws(WebImageError) -> Outcome {
         let found = try await manager.queryCache(request)
-        let cached = try await manager.derive(found, request, operation)
+        let decodedFound = try await manager.decode(found, request, operation)
+        let cached = try await manager.derive(decodedFound, request, operation)
         let refreshed: ImageResult?
         switch manager.decideDownload(request, cached: cached) {
         case .end(let outcome): return outcome
@@ -46,14 +52,15 @@ struct ImageLoad: Sendable {
         guard let downloaded = try await manager.download(request, operation, revalidating: refreshed != nil) else {
             return .notModified
         }
+        let decoded = try await manager.decode(downloaded, request, operation)
         await manager.closePreviews(request, operation)
-        let final = try await manager.transform(downloaded, request, operation)
-        let plan = StorePlan(download: downloaded.value, final: final.image, transformed: final.transformed, request: request)
-        try await manager.store(plan, request, memoryStored: downloaded.storedInMemory)
+        let final = try await manager.transform(decoded, request, operation)
+        let plan = StorePlan(download: decoded, final: final.image, transformed: final.transformed, request: request)
+        try await manager.store(plan, request)
         manager.removePreview(request)
         // The downloaded bytes describe the original, not a transformed image: a transformed
         // result carries no data (as SDWebImage's).
-        let data = final.transformed ? nil : downloaded.value.data
+        let data = final.transformed ? nil : decoded.data
         return .image(ImageResult(image: final.image, data: data, cacheType: .none, url: request.url), timed: true)
     }
 }

@@ -75,6 +75,8 @@ public final class ImageManager: ImageManaging {
     let metrics: PipelineMetrics
     /// Transforms in flight, shared between loads of the same image.
     let sharedTransforms = SharedTransforms()
+    /// Decodes in flight, shared between loads of the same bytes and decode options.
+    let sharedDecodes = SharedDecodes()
 
     /// A manager over `cache` and `loader`, reporting its counters and timers through
     /// `metricsFactory` (the metrics are listed in <doc:Performance>).

@@ -45,30 +45,33 @@ extension ImageManager {
         return .download(cachedFirst: cachedResult)
     }
 
-    /// A finished download, and whether its memory part was already stored.
+    /// A finished download: the loader's bytes (or the image a custom loader decoded), and the
+    /// shared decode its completion began (``beginDecode(_:_:_:)``), if any.
     struct Download: Sendable {
         let value: ImageLoaderResult
-        /// The untransformed image was put in memory as the loader delivered it (see
-        /// ``download(_:_:revalidating:)``).
-        let storedInMemory: Bool
+        let decoding: SharedDecodes.Handle?
     }
 
-    /// The download stage: asks the loader, with the cached entry's validators for a
-    /// `refreshCached` load and the priority set on the operation meanwhile, and returns the
-    /// finished download; `nil` for a 304 that keeps the cached copy (its dates refreshed, SPEC
-    /// D-10). Progress and partial images go to the operation as the loader reports them.
+    /// The download stage: asks the loader for the bytes (``WebImageContext/deliversBytesOnly``),
+    /// with the cached entry's validators for a `refreshCached` load and the priority set on the
+    /// operation meanwhile, and returns the finished download; `nil` for a 304 that keeps the
+    /// cached copy (its dates refreshed, SPEC D-10). Progress and partial images go to the
+    /// operation as the loader reports them.
     ///
-    /// An image that no transformer changes is put in memory in the loader's completion,
+    /// The decode of the bytes is entered in ``SharedDecodes`` in the loader's completion,
     /// synchronously: the downloader completes its callers before it stops accepting new ones,
-    /// so a load of the same URL arriving meanwhile joins the download or finds the image,
-    /// never downloads it again.
+    /// so a load of the same URL arriving meanwhile joins the download, or, arriving later,
+    /// joins its decode here (``joinDecode(_:_:)``) or finds the image in memory — it never
+    /// downloads or decodes it again.
     ///
     /// - Throws: the loader's error (the URL listed as failed when the error is permanent,
     ///   SPEC M-3), or `cancelled`.
     func download(
         _ request: ImageLoadRequest, _ operation: ImageCombinedOperation, revalidating: Bool
     ) async throws(WebImageError) -> Download? {
+        if let joined = joinDecode(request, operation) { return Download(value: joined.bytes, decoding: joined) }
         var context = request.context
+        context.deliversBytesOnly = true
         if request.options.contains(.refreshCached), let key = request.originalKey,
             let extended = request.originalCache.diskCache.extendedData(for: key)
         {
@@ -90,12 +93,9 @@ extension ImageManager {
                 if case .success(let value) = result, !value.finished {
                     return previewArrived(value, request, operation)
                 }
-                var stored = false
-                if case .success(let value) = result, !(value.image.map(request.shouldTransform) ?? false) {
-                    storeInMemory(StorePlan(download: value, final: value.image, transformed: false, request: request))
-                    stored = true
-                }
-                answer.yield(LoaderAnswer(result: result, storedInMemory: stored))
+                var decoding: SharedDecodes.Handle?
+                if case .success(let value) = result { decoding = beginDecode(value, request, operation) }
+                answer.yield(LoaderAnswer(result: result, decoding: decoding))
                 answer.finish()
             })
         if !operation.attach(token) { token.cancel() }
@@ -112,20 +112,20 @@ extension ImageManager {
         case .success(let value):
             if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
             metrics.downloadBytes.increment(by: Int64(value.data.count))
-            return Download(value: value, storedInMemory: final.storedInMemory)
+            return Download(value: value, decoding: final.decoding)
         }
     }
 
     /// The loader's final answer, as the download stage's stream carries it.
     private struct LoaderAnswer: Sendable {
         let result: Result<ImageLoaderResult, WebImageError>
-        let storedInMemory: Bool
+        let decoding: SharedDecodes.Handle?
     }
 
     /// Puts the URL on the failed-URL list when the error is permanent and neither the loader
     /// nor the delegate objects (SPEC M-3). A bad page index (past the end) says nothing about
     /// the URL: not listed.
-    private func recordFailedURL(_ error: WebImageError, _ request: ImageLoadRequest) {
+    func recordFailedURL(_ error: WebImageError, _ request: ImageLoadRequest) {
         let pageError: Bool
         if case .badImageData = error { pageError = request.context.imagePageIndex != nil } else { pageError = false }
         let loaderAllows =

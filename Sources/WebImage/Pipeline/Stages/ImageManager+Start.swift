@@ -102,8 +102,9 @@ extension ImageManager {
         let operation = ImageCombinedOperation(
             url: request.url, queue: queue, keepsOutcome: keepsOutcome, completion: completed
         ) { [weak self] operation in
-            // The load stored its result (or ended without one): shared transforms it asked
-            // for need not be kept for it any longer.
+            // The load stored its result (or ended without one): shared decodes and transforms
+            // it asked for need not be kept for it any longer.
+            self?.sharedDecodes.release(operation)
             if transforms { self?.sharedTransforms.release(operation) }
             self?.unregister(operation)
             ended?()

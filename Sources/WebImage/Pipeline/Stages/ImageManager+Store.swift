@@ -3,18 +3,18 @@ import Foundation
 import Logging
 
 extension ImageManager {
-    /// The store stage: applies `plan`, memory at once (unless the download stage already
-    /// did), then disk. Nothing is stored for a cancelled load (SPEC M-10).
+    /// The store stage: applies `plan`, memory at once, then disk. Nothing is stored for a
+    /// cancelled load (SPEC M-10).
     ///
     /// - Throws: `cancelled`.
-    func store(_ plan: StorePlan, _ request: ImageLoadRequest, memoryStored: Bool = false) async throws(WebImageError) {
+    func store(_ plan: StorePlan, _ request: ImageLoadRequest) async throws(WebImageError) {
         try Self.checkCancellation()
-        if !memoryStored { storeInMemory(plan) }
+        storeInMemory(plan)
         await storeOnDisk(plan, request)
     }
 
     /// The memory part of `plan`, synchronously.
-    func storeInMemory(_ plan: StorePlan) {
+    private func storeInMemory(_ plan: StorePlan) {
         for write in plan.writes where write.storesInMemory {
             if let image = write.image { write.cache.memoryCache.setImage(image, forKey: write.key) }
         }

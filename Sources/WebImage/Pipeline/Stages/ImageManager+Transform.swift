@@ -3,8 +3,8 @@ import Dispatch
 import Foundation
 
 extension ImageManager {
-    /// The derive stage, after the cache query: a hit is the cached image as it is; the
-    /// original is made into the final image (the transformer on the original decoded with this
+    /// The derive stage, after the cache query and its decode: a hit is the cached image as it
+    /// is; the original is made into the final image (the transformer on the original decoded with this
     /// load's options), stored under the final key, and returned as the cached image. `nil`:
     /// nothing cached, or nothing derived (the transform declined).
     ///
@@ -17,24 +17,25 @@ extension ImageManager {
             return nil
         case .hit(let result):
             return result
-        case .original(let original, let cacheType):
+        case .original(let found):
+            guard let original = found.image else { return nil }
             let derived = try await transform(original, request, operation)
             try Self.checkCancellation()
             guard let derived else { return nil }
             try await store(StorePlan(derived: derived, request: request), request)
-            return ImageCacheQueryResult(image: derived, cacheType: cacheType)
+            return ImageCacheQueryResult(image: derived, cacheType: found.cacheType)
         }
     }
 
-    /// The transform stage after a download (SPEC M-9): the delivered image — the transformed
+    /// The transform stage after a download and its decode (SPEC M-9): the delivered image — the transformed
     /// one, or the downloaded one when the transformer does not apply or declines.
     ///
     /// - Throws: `imageTooLarge` (``checkTransformBudget(_:of:_:)``), or `cancelled`.
     func transform(
-        _ download: Download, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
+        _ decoded: ImageLoaderResult, _ request: ImageLoadRequest, _ operation: ImageCombinedOperation
     ) async throws(WebImageError) -> (image: Image?, transformed: Bool) {
-        guard let original = download.value.image, request.shouldTransform(original) else {
-            return (download.value.image, false)
+        guard let original = decoded.image, request.shouldTransform(original) else {
+            return (decoded.image, false)
         }
         // A transform that returned nothing because the load was cancelled stores nothing:
         // the store stage reads the cancellation.
