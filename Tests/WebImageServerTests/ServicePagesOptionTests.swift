@@ -133,6 +133,18 @@ import WebImageTesting
         #expect(within.status == 200, "\(within.text)")
     }
 
+    @Test("Given pages on a PDF kept as an animation, then more pages than max_animation_frames answer 413")
+    func pdfPagesFrameLimit() async throws {
+        let harness = try await ServiceHarness.start { $0.limits.maxAnimationFrames = 1 }
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/doc.pdf", .ok(TestPDF.twoPages, contentType: "application/pdf"))
+        let over = try await harness.get(harness.plainPath("/doc.pdf", options: "pgs:2", ext: "gif"))
+        #expect(over.status == 413, "\(over.text)")
+        #expect(over.text.contains("frames"), "\(over.text)")
+        let stacked = try await harness.get(harness.plainPath("/doc.pdf", options: "da:1/pgs:2", ext: "png"))
+        #expect(stacked.status == 200, "stacking makes no frames: \(stacked.text)")
+    }
+
     @Test("Given pages of different widths, then the stack is left-aligned on a transparent canvas as wide as the widest")
     func stackLayout() throws {
         let wide = PixelBuffer(width: 4, height: 2, bytes: [UInt8](repeating: 200, count: 4 * 2 * 4))

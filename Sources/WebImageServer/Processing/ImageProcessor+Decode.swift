@@ -34,6 +34,8 @@ extension ImageProcessor {
                 return reduced
             }
             return DecodedSource(image: try decodeWhole(data, format: format, options: decodeOptions), reduction: nil)
+        } catch let error as ImageServiceError {
+            throw error
         } catch let error as WebImageError {
             if case .imageTooLarge(let reason) = error { throw .tooLarge(reason) }
             if case .unsupportedFormat = error { throw .notAnImage }
@@ -66,13 +68,19 @@ extension ImageProcessor {
     /// Pages `page..<page + count` of a PDF (those there are; `page` itself must exist), each
     /// drawn by the decoder, as the frames of one image. Each page's size is read before it is
     /// drawn, and the pages' pixels together must stay within the source resolution limit. To be
-    /// `stacked`, each page is drawn at its own size; as an animation, at the first page's size.
+    /// `stacked`, each page is drawn at its own size; as an animation, at the first page's size,
+    /// and no more pages than the animation frame limit. A cancelled request stops between pages.
     private func decodePDFPages(_ data: Data, from page: Int, count: Int, stacked: Bool, options: DecodeOptions) throws -> Image {
         let pageCount = try coders.readMetadata(data).frameCount ?? 1
+        let last = max(page + 1, min(pageCount, page + count))
+        if !stacked, last - page > limits.maxAnimationFrames {
+            throw ImageServiceError.tooLarge("\(last - page) PDF pages as frames exceed \(limits.maxAnimationFrames)")
+        }
         var first: Image?
         var frames: [ImageFrame] = []
         var total = 0
-        for index in page..<max(page + 1, min(pageCount, page + count)) {
+        for index in page..<last {
+            if WorkCancellation.isCurrentCancelled { throw ImageServiceError.timedOut }
             var pageOptions = options
             pageOptions.pageIndex = index
             let size: PixelSize
