@@ -69,7 +69,8 @@ extension ImageLoaderToken {
 
 /// What a loader delivers.
 public struct ImageLoaderResult: Sendable {
-    /// The decoded image; `nil` with `avoidDecodeImage`.
+    /// The decoded image; `nil` with `avoidDecodeImage`, and in the library loaders' answers to
+    /// an ``ImageManager`` (its decode stage decodes the bytes).
     public var image: Image?
     /// The bytes received (after any decryptor); for partial results, the bytes so far.
     public var data: Data
