@@ -6,7 +6,7 @@ import Foundation
 /// Under an ``ImageManager``, decoding is the manager's own stage: a final result that
 /// carries an image is that image (the decode stage is skipped), and one that carries only
 /// bytes is decoded by the manager with the load's decode options (the context's
-/// ``WebImageContext/imageCoders``, else ``/WebImageCore/CodersManager/shared``), unless the
+/// ``WebImageContext/imageCoders``, else `CodersManager.shared`), unless the
 /// load asked for ``WebImageOptions/avoidDecodeImage``. The library's own loaders answer a
 /// manager with bytes and decode only when called directly.
 public protocol ImageLoader: Sendable {
