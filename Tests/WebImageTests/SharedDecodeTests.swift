@@ -74,6 +74,25 @@ struct SharedDecodeTests {
         }
     }
 
+    @Test("Given an entry on disk only, when two loads read it at once, then one decode serves both and the image goes to memory")
+    func diskEntryDecodedOnce() async throws {
+        let coder = GatedCoder()
+        try await withPipeline(coder) { server, manager, url, context in
+            let bytes = RawTestCoder.encode(width: 6, height: 6)
+            try await manager.imageCache.diskCache.storeAndWait(bytes, forKey: url.absoluteString)
+            let first = Task { try await manager.loadImage(with: url, options: .fromCacheOnly, context: context) }
+            #expect(await eventually { coder.decodes == 1 })
+            let second = Task { try await manager.loadImage(with: url, options: .fromCacheOnly, context: context) }
+            #expect(await eventually { manager.sharedDecodes.counts.joined == 1 })
+            coder.open()
+            let results = [try await first.value, try await second.value]
+            #expect(results.allSatisfy { $0.image?.width == 6 && $0.cacheType == .disk })
+            #expect(coder.decodes == 1)
+            #expect(manager.imageCache.imageFromMemoryCache(forKey: url.absoluteString)?.width == 6)
+            #expect(server.requestCount("/d.raw") == 0)
+        }
+    }
+
     @Test("Given a decode held while its load is cancelled, when no other load waits for it, then nothing is delivered and the table empties")
     func cancelledLoadLeavesNoEntry() async throws {
         let coder = GatedCoder()
@@ -85,5 +104,67 @@ struct SharedDecodeTests {
             coder.open()
             #expect(await eventually { manager.sharedDecodes.entryCount == 0 })
         }
+    }
+}
+
+/// The rule for custom loaders: a final result with an image is that image (no decode); one with
+/// bytes only is decoded by the manager's decode stage, unless the load wants bytes only.
+@Suite("Decode stage: custom loaders' results")
+struct CustomLoaderDecodeTests {
+    /// Answers every URL with a RAWI image's bytes, decoded or not.
+    struct BytesLoader: ImageLoader {
+        let decodes: Bool
+
+        func canRequestImage(for url: URL) -> Bool { true }
+
+        func requestImage(
+            with url: URL, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
+            completed: @escaping ImageLoaderCompletion
+        ) -> any ImageLoaderToken {
+            let data = RawTestCoder.encode(width: 5, height: 3)
+            let image = decodes ? try? RawTestCoder().decode(data, options: DecodeOptions()) : nil
+            completed(.success(ImageLoaderResult(image: image, data: data, response: nil, finished: true)))
+            return NoToken()
+        }
+    }
+
+    struct NoToken: ImageLoaderToken {
+        func cancel() {}
+    }
+
+    func context(_ coder: RawTestCoder) -> WebImageContext {
+        var context = WebImageContext()
+        context.imageCoders = CodersManager(coders: [coder])
+        return context
+    }
+
+    @Test("Given a custom loader answering with bytes only, then the manager decodes them with the context's coders")
+    func bytesAreDecoded() async throws {
+        let coder = RawTestCoder()
+        let (manager, _) = ManagerFixtures.manager(loader: BytesLoader(decodes: false))
+        let result = try await manager.loadImage(with: URL(string: "custom://a/1")!, context: context(coder))
+        #expect(result.image?.width == 5 && result.image?.height == 3)
+        #expect(result.data == RawTestCoder.encode(width: 5, height: 3))
+        #expect(coder.decodeCount.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("Given a custom loader answering with an image, then the decode stage is skipped")
+    func imageIsKept() async throws {
+        let coder = RawTestCoder()
+        let (manager, _) = ManagerFixtures.manager(loader: BytesLoader(decodes: true))
+        let result = try await manager.loadImage(with: URL(string: "custom://a/2")!, context: context(coder))
+        #expect(result.image?.width == 5)
+        #expect(coder.decodeCount.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("Given bytes only and avoidDecodeImage, then the load delivers the bytes undecoded")
+    func avoidDecodeKeepsBytes() async throws {
+        let coder = RawTestCoder()
+        let (manager, _) = ManagerFixtures.manager(loader: BytesLoader(decodes: false))
+        let result = try await manager.loadImage(
+            with: URL(string: "custom://a/3")!, options: .avoidDecodeImage, context: context(coder))
+        #expect(result.image == nil)
+        #expect(result.data == RawTestCoder.encode(width: 5, height: 3))
+        #expect(coder.decodeCount.load(ordering: .relaxed) == 0)
     }
 }

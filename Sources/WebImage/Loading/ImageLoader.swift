@@ -6,7 +6,7 @@ import Foundation
 /// Under an ``ImageManager``, decoding is the manager's own stage: a final result that
 /// carries an image is that image (the decode stage is skipped), and one that carries only
 /// bytes is decoded by the manager with the load's decode options (the context's
-/// ``WebImageContext/imageCoders``, else ``/WebImageCore/CodersManager/shared``), unless the
+/// ``WebImageContext/imageCoders``, else `CodersManager.shared`), unless the
 /// load asked for ``WebImageOptions/avoidDecodeImage``. The library's own loaders answer a
 /// manager with bytes and decode only when called directly.
 public protocol ImageLoader: Sendable {
@@ -69,7 +69,8 @@ extension ImageLoaderToken {
 
 /// What a loader delivers.
 public struct ImageLoaderResult: Sendable {
-    /// The decoded image; `nil` with `avoidDecodeImage`.
+    /// The decoded image; `nil` with `avoidDecodeImage`, and in the library loaders' answers to
+    /// an ``ImageManager`` (its decode stage decodes the bytes).
     public var image: Image?
     /// The bytes received (after any decryptor); for partial results, the bytes so far.
     public var data: Data
