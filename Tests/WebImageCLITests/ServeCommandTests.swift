@@ -35,7 +35,7 @@ import WebImageTesting
             "(default: 1073741824)", "(default: 127.0.0.1:8080)", "(default: none (unsigned)); repeatable",
             "--unsharp-masking-mode <unsharp-masking-mode>", "or always (imgproxy Pro's default is auto) (default: none)",
             "smaller is sharper (default: 24)", "--jpeg-progressive <true|false>", "--jpeg-quant-table <jpeg-quant-table>",
-            "write the Annex K tables (default: 0)", "quantized PNG, 2-256 (default: 256)", "icon or text (default: default)",
+            "8 Peterson-Ahumada-Watson (default: 0)", "quantized PNG, 2-256 (default: 256)", "icon or text (default: default)",
             "(URL option webpo overrides) (default: lossy)",
         ] {
             #expect(text.contains(expected), "\(expected) missing from: \(text)")

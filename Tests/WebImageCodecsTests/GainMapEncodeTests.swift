@@ -75,7 +75,7 @@ struct GainMapEncodeTests {
     }
 
     /// ``fidelity(_:)`` of libultrahdr's rendition of `jpeg` and of ours (a reader that samples
-    /// the map at block centres, as Skia does).
+    /// the map at block centres).
     static func fidelities(_ jpeg: Data) throws -> (libultrahdr: Double, centred: Double) {
         let rendition = try UltraHDRReference.rendition(jpeg)
         #expect(rendition.width == width && rendition.height == height)
@@ -111,15 +111,15 @@ struct GainMapEncodeTests {
     }
 
     /// How far below libultrahdr's own file ours may read when the map is smaller than the
-    /// image (none at map scale 1, where ours reads 11 to 12 dB closer). libultrahdr's decoder
-    /// samples map pixel `j` at image pixel `j · k` (its block's top-left corner); ours computes
-    /// each map pixel over its block and means it for the block's centre, where Skia (Chrome,
-    /// Android) and bilinear readers sample it. Read by libultrahdr that is a shift of
-    /// `(k − 1) / 2` pixels, which costs 2.2 dB on this picture's sharp HDR/SDR edges (38.7
-    /// against 40.9 dB); computing the map for libultrahdr's positions instead gains 3.8 dB there
-    /// and loses 9.5 dB in centre-sampling readers. Centre-sampled, ours reads 0.45 dB below
-    /// libultrahdr's file at 1/4 (46.6 against 47.1 dB).
-    static let samplingTolerance = (libultrahdr: 3.0, centred: 1.0)
+    /// image: none for a centre-sampling reader (ours reads 11 dB closer at 1/4: 58.0 against
+    /// 47.1 dB), 3 dB in libultrahdr (38.7 against 40.9 dB). libultrahdr's decoder samples map
+    /// pixel `j` at image pixel `j · k` (its block's top-left corner); ours computes each map
+    /// pixel for its block's centre, where bilinear texture sampling (and our reader) puts it. Read by libultrahdr that is a shift of `(k − 1) / 2` pixels, which costs about 2 dB
+    /// at this picture's sharp HDR/SDR edges; computing the map for libultrahdr's positions
+    /// instead gains 3.8 dB there and loses 9.5 dB in centre-sampling readers (both measured
+    /// without the upsampling correction). At map scale 1
+    /// nothing is allowed (ours reads 11 to 12 dB closer in both).
+    static let samplingTolerance = (libultrahdr: 3.0, centred: 0.0)
 
     @Test("Given a PQ picture, when written as JPEG, then libultrahdr finds a one-channel map at 1/4 with ISO 21496-1 and Ultra HDR metadata, and our reader gets the same values back", .enabled(if: UltraHDRReference.isAvailable))
     func structure() throws {
@@ -135,7 +135,8 @@ struct GainMapEncodeTests {
         let channel = map.metadata.channels[0]
         // The highlight disc needs about 8 / 0.9 ≈ 3.2 stops over the SDR base; shadows need none.
         #expect(channel.gainMapMax > 2.5 && channel.gainMapMax < 4.5, "\(channel)")
-        #expect(abs(channel.gainMapMin) < 0.05, "\(channel)")
+        // (A little below 0: the correction for bilinear upsampling overshoots at sharp edges.)
+        #expect(channel.gainMapMin > -0.25 && channel.gainMapMin < 0.05, "\(channel)")
         #expect(abs(map.metadata.alternateHeadroom - channel.gainMapMax) < 1e-6 && map.metadata.baseHeadroom == 0)
         // Our own rendition at full headroom lands on the source too.
         let hdr = map.hdrRendition(of: image.pixels, displayHeadroom: .infinity)

@@ -15,6 +15,8 @@ import WebImageCore
 ///   with sRGB's weights 0.2126, 0.7152, 0.0722);
 /// - the log2 gain `g = log2((H̄ + k_hdr) / (S̄ + k_sdr))`, so that a reader's
 ///   `(S̄ + k_sdr) · 2^g − k_hdr` gives back the block's mean HDR light exactly;
+/// - for a map smaller than the image, the gains are corrected for the reader's bilinear
+///   upsampling (``sharpen(_:width:height:channels:scale:)``);
 /// - `min` and `max` are the smallest and largest `g` of the picture (per channel), the map
 ///   code is `round(255 · ((g − min) / (max − min))^γ)`;
 /// - the headrooms are 0 (the base is SDR) and `max(max, 1/64)` in log2: a display with the
@@ -76,11 +78,52 @@ enum GainMapComputation {
                 }
             }
         }
+        if k > 1 { sharpen(&gains, width: mapWidth, height: mapHeight, channels: channels, scale: k) }
         let (map, metadata) = quantise(gains, width: mapWidth, height: mapHeight, channels: channels, settings: settings)
         let frame = ImageFrame(pixels: sdr, duration: image.frames[0].duration)
         return Image(
             frames: [frame], scale: image.scale, orientation: image.orientation, format: image.format, hasAlpha: image.hasAlpha,
             colorProfile: nil, gainMap: GainMap(pixels: map, channelCount: channels, metadata: metadata))
+    }
+
+    /// Corrects block gains `t` for the reader's bilinear upsampling, so that the mean over each
+    /// block of the upsampled map is the block's gain again rather than a blur of it with its
+    /// neighbours: three rounds of `m ← m + (t − B(m))`, where `B` is what a block-centred
+    /// bilinear reader's upsampling followed by the block mean does to a map of scale `k`, the
+    /// separable filter `[a, 1 − 2a, a]` with `a = (1/k) · Σ_d max(0, ½ − (d + ½)/k)` (1/8 at
+    /// k = 4) and the map's edges repeated.
+    static func sharpen(_ t: inout [Float], width: Int, height: Int, channels: Int, scale k: Int) {
+        var sum = 0.0
+        for d in 0..<k { sum += max(0, 0.5 - (Double(d) + 0.5) / Double(k)) }
+        let a = Float(sum / Double(k))
+        guard a > 0 else { return }
+        let target = t
+        var m = t, row = [Float](repeating: 0, count: t.count)
+        for _ in 0..<3 {
+            // B(m): horizontally into `row`, then vertically, then m += target − B(m).
+            for y in 0..<height {
+                for x in 0..<width {
+                    let l = max(x - 1, 0), r = min(x + 1, width - 1)
+                    for c in 0..<channels {
+                        let i = (y * width + x) * channels + c
+                        let sides: Float = m[(y * width + l) * channels + c] + m[(y * width + r) * channels + c]
+                        row[i] = a * sides + (1 - 2 * a) * m[i]
+                    }
+                }
+            }
+            for y in 0..<height {
+                let u = max(y - 1, 0), d = min(y + 1, height - 1)
+                for x in 0..<width {
+                    for c in 0..<channels {
+                        let i = (y * width + x) * channels + c
+                        let sides: Float = row[(u * width + x) * channels + c] + row[(d * width + x) * channels + c]
+                        let blurred: Float = a * sides + (1 - 2 * a) * row[i]
+                        m[i] += target[i] - blurred
+                    }
+                }
+            }
+        }
+        t = m
     }
 
     /// The map's pixels and values from log2 gains (`channels` a map pixel).

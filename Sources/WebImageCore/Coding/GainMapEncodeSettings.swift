@@ -7,8 +7,8 @@
 /// ISO 21496-1 and Ultra HDR metadata together. ``EncodeOptions/keepsGainMap`` off (or a
 /// ``EncodeOptions/maxFileSize``) writes the SDR rendition alone.
 ///
-/// The defaults: one channel and a quarter of the image's width and height (libultrahdr's
-/// settings for phones), gamma 1, offsets 1/4096. The offsets only keep the logarithm finite at
+/// The defaults: one channel and a quarter of the image's width and height, gamma 1, offsets
+/// 1/4096. The offsets only keep the logarithm finite at
 /// black: a reader adds the SDR offset to every channel before the gain and takes the HDR offset
 /// away after it, so a channel far below the luminance (a saturated highlight) comes back
 /// `k · (G − 1)` off with a one-channel map; 1/4096 keeps that under 1/256 of SDR white at a
