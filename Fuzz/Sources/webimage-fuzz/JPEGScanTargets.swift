@@ -16,7 +16,10 @@ extension FuzzTarget {
             }
             // Colour conversion off: a CMYK file would otherwise leave its transform in the
             // shared cache, and each input is judged on its own (the `decode` target covers it).
+            // One 1/8 decode: photos up to 16 MP stay cheap, so they are read (the `decode`
+            // target's eight whole decodes stop at 4 MP).
             var options = fuzzDecodeOptions
+            options.limits.maxPixelCount = 16_000_000
             options.colorManagement = .ignore
             do {
                 _ = try JPEGCoder().decode(data, scaleDenominator: 8, options: options)
@@ -58,7 +61,7 @@ private func checkScanWalk(_ b: UnsafeRawBufferPointer, acceptingPrefix: Bool) {
     scanner.scan(b, stopAtFirstScan: true)
     guard let frame = scanner.frame else { FuzzTarget.finding("a script without a frame") }
     let size = JPEGCoder.reducedSize(of: PixelSize(width: frame.width, height: frame.height), scaleDenominator: 8)
-    // The same bound as the decode options of the other targets (16 MP at full size).
+    // The same bound as the target's public decode (16 MP at full size).
     guard size.pixelCount <= 16_000_000 / 64 else { return }
     var out = [UInt8](repeating: 0, count: size.pixelCount * 4)
     _ = out.withUnsafeMutableBufferPointer { o in
