@@ -48,7 +48,7 @@ struct ResamplerWideKernelTests {
     }
 
     @Test(
-        "Given the portable passes forced, when opaque and partly transparent images are resampled, then they agree within 1 level of what is seen with the Float path, and exactly with the wide kernels",
+        "Given the portable passes forced, when opaque and partly transparent images are resampled, then they agree within 1 level of what is seen with the Float path and the wide kernels, exactly where opaque",
         arguments: [ResizeFilter.lanczos3, .bilinear])
     func portableForced(_ filter: ResizeFilter) {
         var portable = Resampler(filter: filter)
@@ -67,7 +67,14 @@ struct ResamplerWideKernelTests {
                 // it is fainter (see `ResamplerPremultipliedTests.worstVisibleDifference`).
                 let worst = ResamplerPremultipliedTests.worstVisibleDifference(p, f)
                 #expect(worst <= 1, "\(filter) \(size): portable and Float differ by up to \(worst)")
-                #expect(p.bytes == w.bytes, "\(filter) \(size): portable and default (\(Resampler.vectorKernels)) differ")
+                if input === inputs[0] {
+                    #expect(p.bytes == w.bytes, "\(filter) \(size): portable and default (\(Resampler.vectorKernels)) differ")
+                } else {
+                    // Rows with transparency: the Float path here, the premultiplied fixed-point
+                    // passes where the default set has them.
+                    let apart = ResamplerPremultipliedTests.worstVisibleDifference(p, w)
+                    #expect(apart <= 1, "\(filter) \(size): portable and default differ by up to \(apart)")
+                }
             }
         }
     }

@@ -51,6 +51,11 @@ public struct Resampler: Sendable {
     /// (the default) or 0, the portable Swift passes; the pixels are the same either way. Tests
     /// set it to compare every set this machine has, and to exercise the portable passes.
     var kernelLevel: Int32 = WideKernels.level
+    /// Whether rows with transparency take the fixed-point premultiplied passes
+    /// (``PremultipliedKernel``) on their portable C where no wide set has them (kernel level 0
+    /// or NEON): slower there than the `Float` path, which they take otherwise. Tests set it to
+    /// compare the wide sets with the portable C.
+    var premultipliedPortable = false
 
     /// The vector kernels the fixed-point passes for opaque pixels run on here: "avx2" or
     /// "avx512bw" (x86-64 CPUs that have them, found at run time), "neon" (arm64) or "portable"
@@ -87,9 +92,11 @@ public struct Resampler: Sendable {
         let xTable = KernelTable(filter: filter, inSize: sw, outSize: dw, start: box.x, length: box.width)
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
         let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
-        let xPremultiplied = skipX || !usesFixedPoint ? nil : PremultipliedKernel(xTable)
         let threads = maxThreads
         let level = min(kernelLevel, WideKernels.level)
+        let xPremultiplied =
+            skipX || !usesFixedPoint || !(WideKernels.hasPremultiplied(level) || premultipliedPortable)
+            ? nil : PremultipliedKernel(xTable)
         // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
         // rows left are not computed (the caller discards the result).
         let cancellation = WorkCancellation.current
@@ -107,11 +114,14 @@ public struct Resampler: Sendable {
                     ? OpaqueRows(yTable) : nil
                 // Rows with transparency in fixed point in both passes too, when the
                 // premultiplied horizontal values fit the vertical pass's Int16.
-                let yPremultiplied = !skipY && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
-                // One horizontally filtered source row, premultiplied, `dw` values: on exact
-                // premultiplied integers (``PremultipliedKernel``) when its weights fit; else
-                // opaque rows (every alpha 255, checked per row) through the 16-bit fixed-point
-                // kernel when there is one and the rest through the Float path.
+                // (Only where opaque rows would take `OpaqueRows` too, so that opaque images never
+                // come this way, and their pixels are the same with every kernel set.)
+                let yPremultiplied =
+                    !skipY && fitsInt16 && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
+                // One horizontally filtered source row, premultiplied, `dw` values: opaque rows
+                // (every alpha 255, checked per row) through the 16-bit fixed-point kernel when
+                // there is one; the rest on exact premultiplied integers (``PremultipliedKernel``)
+                // where this kernel set has them, else through the Float path.
                 // Returns whether the row was found opaque: then its alpha values are 255 up to
                 // the weights' rounding, and output rows made of such rows only need no division.
                 func filterRow(
@@ -124,15 +134,15 @@ public struct Resampler: Sendable {
                         Premultiplied.loadRow(sourceRow, count: sw, into: target)
                         return false
                     }
-                    if let xPremultiplied, let premultipliedPairs {
-                        return xPremultiplied.filter(
-                            level: level, sourceRow, width: sw, table: xTable, pairs: premultipliedPairs, into: target)
-                    }
                     let lo = xTable.firstInput, end = xTable.endInput
                     if let fixed = xFixed, let pairs, PixelPairs.areOpaque(sourceRow + lo * 4, count: end - lo) {
                         _ = PixelPairs.load(sourceRow, from: lo, to: end, into: pairs)
                         fixed.convolve(pairs, table: xTable, into: target)
                         return true
+                    }
+                    if let xPremultiplied, let premultipliedPairs {
+                        return xPremultiplied.filter(
+                            level: level, sourceRow, width: sw, table: xTable, pairs: premultipliedPairs, into: target)
                     }
                     Premultiplied.loadRow(sourceRow + lo * 4, count: end - lo, into: line + lo)
                     xTable.convolve(line, into: target)

@@ -27,6 +27,11 @@ enum WideKernels {
         }
     }
 
+    /// Whether kernel set `level` has the premultiplied passes for rows with transparency
+    /// (``PremultipliedKernel``): AVX2 and AVX-512BW. Elsewhere their portable C is slower than
+    /// the `Float` path, so those rows take that.
+    static func hasPremultiplied(_ level: Int32) -> Bool { level == 1 || level == 3 }
+
     /// The name of kernel set `level`, for benchmarks and logs.
     static func name(_ level: Int32) -> String {
         switch level {
