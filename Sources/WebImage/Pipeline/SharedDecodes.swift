@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebImageCore
 
 /// The decodes in flight in one ``ImageManager``, shared between its loads (SPEC D-3: shared
@@ -45,33 +44,13 @@ final class SharedDecodes: Sendable {
         let task: Task<Outcome, Never>
     }
 
-    private struct Entry {
-        let id: UInt64
-        let handle: Handle
-        /// The loads that asked for this decode and have not ended yet.
-        var operations: [ImageCombinedOperation]
-        /// Whether the decode has finished (its result is in the task).
-        var finished = false
-    }
-
-    private struct State {
-        var entries: [Key: Entry] = [:]
-        /// The entries each load holds, by the load's identity (for ``release(_:)``).
-        var held: [ObjectIdentifier: [Key]] = [:]
-        var nextID: UInt64 = 0
-        /// Every decode asked for (tests).
-        var requested = 0
-        /// Requests that joined a decode already in flight (tests).
-        var joined = 0
-    }
-
-    private let state = Mutex(State())
+    private let work = SharedWork<Key, Handle>()
 
     /// Decodes asked for so far, and how many of them joined one in flight.
-    var counts: (requested: Int, joined: Int) { state.withLock { ($0.requested, $0.joined) } }
+    var counts: (requested: Int, joined: Int) { work.counts }
 
     /// Entries kept (running, or finished and held by a load that has not ended).
-    var entryCount: Int { state.withLock { $0.entries.count } }
+    var entryCount: Int { work.entryCount }
 
     /// The decode of `key` for `operation`: joined when one is in flight (or finished and
     /// still held), else started on `pool` — `bytes.data` decoded with `options` by `coders`,
@@ -81,53 +60,30 @@ final class SharedDecodes: Sendable {
         _ key: Key, bytes: ImageLoaderResult, coders: CodersManager, operation: ImageCombinedOperation,
         pool: ProcessingPool, stage: String
     ) -> Handle {
-        state.withLock { state in
-            state.requested += 1
-            if let handle = Self.join(key, operation, &state) { return handle }
-            let id = state.nextID
-            state.nextID &+= 1
-            let options = key.options
+        let work = work
+        let options = key.options
+        return work.joinOrStart(key, operation: operation) { id in
             let task = Task<Outcome, Never> {
                 let outcome: Outcome
                 do {
                     outcome = try await pool.run { () -> Outcome in
-                        guard self.shouldStart(key, id: id) else { return .failure(.cancelled) }
+                        guard work.shouldStart(key, id: id) else { return .failure(.cancelled) }
                         return Self.decode(bytes, options: options, coders: coders, stage: stage)
                     }
                 } catch {
                     outcome = .failure(.cancelled)
                 }
-                self.finish(key, id: id)
+                work.finish(key, id: id)
                 return outcome
             }
-            let handle = Handle(bytes: bytes, task: task)
-            state.entries[key] = Entry(id: id, handle: handle, operations: operation.hasEnded ? [] : [operation])
-            if !operation.hasEnded { state.held[ObjectIdentifier(operation), default: []].append(key) }
-            return handle
+            return Handle(bytes: bytes, task: task)
         }
     }
 
     /// The decode of `key` in flight (or finished and still held), joined by `operation`;
     /// `nil` when there is none.
     func join(_ key: Key, operation: ImageCombinedOperation) -> Handle? {
-        state.withLock { state in
-            guard state.entries[key] != nil else { return nil }
-            state.requested += 1
-            return Self.join(key, operation, &state)
-        }
-    }
-
-    private static func join(_ key: Key, _ operation: ImageCombinedOperation, _ state: inout State) -> Handle? {
-        guard var entry = state.entries[key] else { return nil }
-        state.joined += 1
-        // A load that already ended (cancelled meanwhile) holds nothing: its release has run
-        // or is about to, and must not leave it behind.
-        if !operation.hasEnded {
-            entry.operations.append(operation)
-            state.held[ObjectIdentifier(operation), default: []].append(key)
-        }
-        state.entries[key] = entry
-        return entry.handle
+        work.join(key, operation: operation)
     }
 
     /// The decode itself, on a pool thread.
@@ -147,48 +103,7 @@ final class SharedDecodes: Sendable {
         }
     }
 
-    /// On the pool thread, before the work: whether any load still waits for it. When none
-    /// does, the entry goes at once (under the same lock), so a load arriving later starts a
-    /// decode of its own instead of joining one that will not run.
-    private func shouldStart(_ key: Key, id: UInt64) -> Bool {
-        state.withLock { state in
-            guard let entry = state.entries[key], entry.id == id else { return false }
-            if entry.operations.allSatisfy(\.isCancelled) {
-                state.entries[key] = nil
-                return false
-            }
-            return true
-        }
-    }
-
-    /// The decode of `key`'s entry finished: the entry stays while a load that asked for it
-    /// has not ended.
-    private func finish(_ key: Key, id: UInt64) {
-        state.withLock { state in
-            guard var entry = state.entries[key], entry.id == id else { return }
-            if entry.operations.isEmpty {
-                state.entries[key] = nil
-            } else {
-                entry.finished = true
-                state.entries[key] = entry
-            }
-        }
-    }
-
     /// `operation` ended (its result stored, or it failed or was cancelled): it no longer holds
-    /// the entries it asked for; a finished entry no load holds goes.
-    func release(_ operation: ImageCombinedOperation) {
-        state.withLock { state in
-            guard let keys = state.held.removeValue(forKey: ObjectIdentifier(operation)) else { return }
-            for key in keys {
-                guard var entry = state.entries[key] else { continue }
-                entry.operations.removeAll { $0 === operation }
-                if entry.finished && entry.operations.isEmpty {
-                    state.entries[key] = nil
-                } else {
-                    state.entries[key] = entry
-                }
-            }
-        }
-    }
+    /// the decodes it asked for; a finished one no load holds goes.
+    func release(_ operation: ImageCombinedOperation) { work.release(operation) }
 }

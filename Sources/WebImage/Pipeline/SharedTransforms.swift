@@ -1,4 +1,3 @@
-import Synchronization
 import WebImageCore
 
 /// The transforms in flight in one ``ImageManager``, shared between its loads (as Nuke's shared
@@ -25,35 +24,20 @@ final class SharedTransforms: Sendable {
         let transformerKey: String
     }
 
-    private struct Entry {
-        let id: UInt64
-        /// Kept so that the source's identity (part of the key) cannot be reused meanwhile.
+    /// A transform in flight: its task, and its source kept so that the source's identity
+    /// (part of the key) cannot be reused meanwhile.
+    struct Running: Sendable {
         let source: Image
         let task: Task<Image?, Never>
-        /// The loads that asked for this transform and have not ended yet.
-        var operations: [ImageCombinedOperation]
-        /// Whether the transform has finished (its result is in `task`).
-        var finished = false
     }
 
-    private struct State {
-        var entries: [Key: Entry] = [:]
-        /// The entries each load holds, by the load's identity (for ``release(_:)``).
-        var held: [ObjectIdentifier: [Key]] = [:]
-        var nextID: UInt64 = 0
-        /// Every ``run(_:source:cacheKey:operation:pool:)`` step asked for (tests).
-        var requested = 0
-        /// Steps that joined a transform already in flight (tests).
-        var joined = 0
-    }
-
-    private let state = Mutex(State())
+    private let work = SharedWork<Key, Running>()
 
     /// Transform steps asked for so far, and how many of them joined one in flight.
-    var counts: (requested: Int, joined: Int) { state.withLock { ($0.requested, $0.joined) } }
+    var counts: (requested: Int, joined: Int) { work.counts }
 
     /// Entries kept (running, or finished and held by a load that has not ended).
-    var entryCount: Int { state.withLock { $0.entries.count } }
+    var entryCount: Int { work.entryCount }
 
     /// `transformer` applied to `source` for `operation`, shared with every other load asking
     /// for the same (source, cache key, transformer prefix) meanwhile; `nil` when a step fails
@@ -79,77 +63,23 @@ final class SharedTransforms: Sendable {
     /// The task of `key`'s entry, joined or created.
     private func task(
         for key: Key, source: Image, operation: ImageCombinedOperation, pool: ProcessingPool,
-        _ work: @escaping @Sendable () -> Image?
+        _ workItem: @escaping @Sendable () -> Image?
     ) -> Task<Image?, Never> {
-        state.withLock { state in
-            state.requested += 1
-            // A load that already ended (cancelled meanwhile) holds nothing: its release has
-            // run or is about to, and must not leave it behind.
-            let holds = !operation.hasEnded
-            if holds { state.held[ObjectIdentifier(operation), default: []].append(key) }
-            if var entry = state.entries[key] {
-                state.joined += 1
-                if holds { entry.operations.append(operation) }
-                state.entries[key] = entry
-                return entry.task
-            }
-            let id = state.nextID
-            state.nextID &+= 1
+        let work = work
+        return work.joinOrStart(key, operation: operation) { id in
             let task = Task<Image?, Never> {
                 let result = try? await pool.run { () -> Image? in
-                    guard self.shouldStart(key, id: id) else { return nil }
-                    return work()
+                    guard work.shouldStart(key, id: id) else { return nil }
+                    return workItem()
                 }
-                self.finish(key, id: id)
+                work.finish(key, id: id)
                 return result ?? nil
             }
-            state.entries[key] = Entry(id: id, source: source, task: task, operations: holds ? [operation] : [])
-            return task
-        }
-    }
-
-    /// On the pool thread, before the work: whether any load still waits for it. When none
-    /// does, the entry goes at once (under the same lock), so a load arriving later starts a
-    /// transform of its own instead of joining one that will not run.
-    private func shouldStart(_ key: Key, id: UInt64) -> Bool {
-        state.withLock { state in
-            guard let entry = state.entries[key], entry.id == id else { return false }
-            if entry.operations.allSatisfy(\.isCancelled) {
-                state.entries[key] = nil
-                return false
-            }
-            return true
-        }
-    }
-
-    /// The transform of `key`'s entry finished: the entry stays while a load that asked for it
-    /// has not ended, so loads getting the same image meanwhile reuse the result.
-    private func finish(_ key: Key, id: UInt64) {
-        state.withLock { state in
-            guard var entry = state.entries[key], entry.id == id else { return }
-            if entry.operations.isEmpty {
-                state.entries[key] = nil
-            } else {
-                entry.finished = true
-                state.entries[key] = entry
-            }
-        }
+            return Running(source: source, task: task)
+        }.task
     }
 
     /// `operation` ended (its result stored, or it failed or was cancelled): it no longer holds
-    /// the entries it asked for; a finished entry no load holds goes.
-    func release(_ operation: ImageCombinedOperation) {
-        state.withLock { state in
-            guard let keys = state.held.removeValue(forKey: ObjectIdentifier(operation)) else { return }
-            for key in keys {
-                guard var entry = state.entries[key] else { continue }
-                entry.operations.removeAll { $0 === operation }
-                if entry.finished && entry.operations.isEmpty {
-                    state.entries[key] = nil
-                } else {
-                    state.entries[key] = entry
-                }
-            }
-        }
-    }
+    /// the transforms it asked for; a finished one no load holds goes.
+    func release(_ operation: ImageCombinedOperation) { work.release(operation) }
 }
