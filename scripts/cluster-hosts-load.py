@@ -4,13 +4,16 @@
     cluster-hosts-load.py urls OUT KEY_HEX SALT_HEX SEED --source URL... --size N...
         Writes one `ACCEPT<TAB>PATH` line per source x size x Accept spelling, in a fixed shuffled
         order; every path is signed (imgproxy's base64url(HMAC-SHA256(key, salt + path))).
-    cluster-hosts-load.py load BASE_URL URLS COUNT CONCURRENCY RESULTS RATE [EVENT_AT EVENT_FILE]
+    cluster-hosts-load.py load BASE_URL URLS COUNT CONCURRENCY RESULTS RATE [EVENT_AT EVENT_FILE [RESUME_FILE]]
         COUNT GETs at CONCURRENCY, request i using line i mod len (so the URL set is passed over
         again and again), request i starting no earlier than i / RATE seconds after the first
         (RATE 0: as fast as the answers come), so the load lasts about COUNT / RATE seconds.
         Appends `STATUS<TAB>LATENCY_MS<TAB>ACCEPT<TAB>PATH` per request to RESULTS (status 0 =
         transport error or timeout). With EVENT_FILE, that file is created once EVENT_AT
-        requests have completed, and the load goes on.
+        requests have completed, and the load goes on. With RESUME_FILE too, no request starts
+        after the event until RESUME_FILE exists (requests already started go on), so at most
+        CONCURRENCY requests are under way between the event and the resume; after 300 s
+        without it the load goes on anyway.
     cluster-hosts-load.py rendered RESULTS OUT
         The URLs answered 200 so far, one line per path and format bucket (what nginx's map
         makes of Accept: avif, webp, other), for the replay after the restart.
@@ -18,6 +21,7 @@
 import base64
 import hashlib
 import hmac
+import os
 import http.client
 import random
 import sys
@@ -66,11 +70,12 @@ def load(arguments):
     count, concurrency, rate = int(count), int(concurrency), float(rate)
     event_at = int(arguments[6]) if len(arguments) > 7 else -1
     event_file = arguments[7] if len(arguments) > 7 else None
+    resume_file = arguments[8] if len(arguments) > 8 else None
     target = urllib.parse.urlsplit(base)
     with open(urls_file, encoding="utf-8") as f:
         lines = [line.rstrip("\n").split("\t", 1) for line in f if line.strip()]
     lock = threading.Lock()
-    state = {"next": 0, "done": 0}
+    state = {"next": 0, "done": 0, "held": False, "held_until": 0.0}
     results = []
     first = time.monotonic()
 
@@ -78,10 +83,15 @@ def load(arguments):
         conn = None
         while True:
             with lock:
-                if state["next"] >= count:
-                    break
-                i = state["next"]
-                state["next"] += 1
+                waiting = state["held"] and not os.path.exists(resume_file) and time.monotonic() < state["held_until"]
+                if not waiting:
+                    if state["next"] >= count:
+                        break
+                    i = state["next"]
+                    state["next"] += 1
+            if waiting:
+                time.sleep(0.02)
+                continue
             accept, path = lines[i % len(lines)]
             if rate > 0:
                 delay = first + i / rate - time.monotonic()
@@ -105,6 +115,9 @@ def load(arguments):
                 results.append(f"{status}\t{elapsed:.1f}\t{accept}\t{path}")
                 state["done"] += 1
                 fire = state["done"] == event_at
+                if fire and resume_file:
+                    state["held"] = True
+                    state["held_until"] = time.monotonic() + 300
             if fire and event_file:
                 with open(event_file, "w", encoding="utf-8") as f:
                     f.write(f"{event_at}\n")

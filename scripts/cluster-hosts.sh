@@ -14,14 +14,16 @@
 # It drives a bounded load through the front over a fixed set of signed URLs (http and s3://
 # sources x sizes x 3 format buckets, passed over several times), takes svc2 away once a fixed
 # number of requests have completed (every process of its namespace SIGKILLed, then its link set
-# down) while the load goes on, then restarts every service host (svc1 and svc3 stopped with
+# down; the load starts no new request from that event until svc2 is gone, so the requests under
+# way across its loss are at most CONCURRENCY, and then goes on), then restarts every service host (svc1 and svc3 stopped with
 # SIGTERM, which writes their queued renders to the store; svc2's link up again; three fresh
 # processes with empty memory caches) and replays every URL answered 200 before. It ends with
 # exactly one line on standard output:
 #   cluster-hosts: backend=B requests=N errors=N renders=N rerenders_after_restart=N store_hits=N
 # requests/errors: what the client saw (errors = not 2xx, or a transport error), load and replay;
 # renders/store_hits: webimage_renders_total / webimage_result_store_hits_total summed over every
-# service process (svc2's first one read just before its kill); rerenders_after_restart: renders of
+# service process (svc2's first one read just before its kill, so renders it finished after the
+# read, at most CONCURRENCY, are not counted); rerenders_after_restart: renders of
 # the restarted processes, which only ever saw the replay of already rendered URLs. Progress goes
 # to standard error. Exit status 0 when errors=0 and rerenders_after_restart=0.
 #
@@ -281,7 +283,7 @@ LOAD=(python3 "$ROOT/scripts/cluster-hosts-load.py")
 # The load, and svc2 taken away once KILL_AT requests have completed (an event, not a time).
 say "load: $REQUESTS requests over $URL_COUNT URLs, at most $RATE/s and $CONCURRENCY at once; svc2 goes after $KILL_AT"
 in_ns front "${BOUNDED[@]}" "${LOAD[@]}" load "http://$FRONT:8080" "$WORK/urls.txt" "$REQUESTS" "$CONCURRENCY" \
-  "$WORK/results.txt" "$RATE" "$KILL_AT" "$WORK/kill-now" &
+  "$WORK/results.txt" "$RATE" "$KILL_AT" "$WORK/kill-now" "$WORK/resume" &
 LOAD_PID=$!
 PIDS+=("$LOAD_PID")
 while [ ! -e "$WORK/kill-now" ] && kill -0 "$LOAD_PID" 2>/dev/null; do sleep 0.05; done
@@ -294,6 +296,7 @@ for _ in $(seq 1 200); do [ -z "$(ip netns pids "$SVC2_NS")" ] && break; sleep 0
 ip -n "$SVC2_NS" link set eth0 down
 wait "$(cat "$WORK/svc2.timeout-pid")" 2>/dev/null || true
 say "svc2 taken away after $(cat "$WORK/kill-now" | tr -d '\n') requests: every process SIGKILLed, link down"
+touch "$WORK/resume"  # the load held new requests from the event to here
 wait "$LOAD_PID"
 RETRIED="$(grep -c 'upstream=[^ ]*, ' "$WORK/nginx/logs/access.log" || true)"
 REFUSED="$(grep -c 'Connection refused) while connecting to upstream' "$WORK/nginx/logs/error.log" || true)"

@@ -7,6 +7,8 @@ Each line of URLS_FILE is `ACCEPT<TAB>PATH`; request i uses line i mod len. Ever
 `STATUS LATENCY_MS` to RESULTS_FILE (status 0 = transport error or timeout). With KILL_PIDFILE,
 the process named there gets SIGKILL once KILL_AT requests have completed; just before, its render
 count (from METRICS_URL) is written to RENDERS_FILE, so the renders it did are not lost with it.
+No request starts between that event and the kill (those under way go on), so the renders the
+instance finishes after its count was read are at most CONCURRENCY - 1.
 """
 import http.client
 import os
@@ -42,6 +44,8 @@ with open(urls_file) as f:
     urls = [line.rstrip("\n").split("\t", 1) for line in f if line.strip()]
 
 lock = threading.Lock()
+held = threading.Event()  # clear from the kill event until the kill is done: no request starts
+held.set()
 next_index = 0
 done = 0
 results = []
@@ -51,7 +55,10 @@ def worker():
     global next_index, done
     conn = None
     while True:
+        held.wait()
         with lock:
+            if not held.is_set():
+                continue
             if next_index >= count:
                 break
             i = next_index
@@ -76,16 +83,21 @@ def worker():
             done += 1
             fire = done == kill_at
             completed = done
+            if fire and kill_pidfile:
+                held.clear()
         if fire and kill_pidfile:
-            if metrics_url and renders_file:
-                try:
-                    renders = render_count(metrics_url)
-                except Exception:
-                    renders = 0
-                with open(renders_file, "w") as f:
-                    f.write(f"{renders}\n")
-            with open(kill_pidfile) as f:
-                os.kill(int(f.read().strip()), signal.SIGKILL)
+            try:
+                if metrics_url and renders_file:
+                    try:
+                        renders = render_count(metrics_url)
+                    except Exception:
+                        renders = 0
+                    with open(renders_file, "w") as f:
+                        f.write(f"{renders}\n")
+                with open(kill_pidfile) as f:
+                    os.kill(int(f.read().strip()), signal.SIGKILL)
+            finally:
+                held.set()
             print(f"cluster-demo: SIGKILL sent to instance pid from {kill_pidfile} after {completed} requests had completed",
                   file=sys.stderr)
 

@@ -48,9 +48,10 @@ import WebImageTesting
         #expect(requests == 216 + 36, context)
         #expect(rerenders == 0, "the restarted hosts answered every replayed URL from the result store: \(context)")
         // Each URL renders once, give or take svc2's: its counters are read just before its
-        // kill (renders it finished in between are not counted), and renders it had not yet
-        // written to the store are lost with it and done again on another host.
-        #expect((30...72).contains(renders), "renders=\(renders): \(context)")
+        // kill, and renders it finished in between are not counted — at most 8, the load's
+        // concurrency, since no request starts from the event to the kill; renders it had not
+        // yet written to the store are lost with it and done again on another host.
+        #expect((36 - 8...72).contains(renders), "renders=\(renders): \(context)")
         #expect(storeHits >= 36, "every replayed URL is a result-store hit: \(context)")
 
         // The host went away on an event, and the cluster came back whole.
