@@ -47,7 +47,7 @@ public struct GainMapEncodeSettings: Sendable, Hashable {
     public var clampedScale: Int { min(128, max(1, scale)) }
     /// ``channelCount`` as 1 or 3 (anything but 3 is 1).
     public var clampedChannelCount: Int { channelCount == 3 ? 3 : 1 }
-    /// ``gamma`` when finite and positive, else 1.
+    /// ``gamma`` limited to 1/16…16; 1 when not finite and positive.
     public var clampedGamma: Double { gamma.isFinite && gamma > 0 ? min(max(gamma, 1.0 / 16), 16) : 1 }
     /// An offset when finite, limited to 1/65536…1 (0 would make black's gain infinite); else 1/4096.
     static func clampedOffset(_ value: Double) -> Double { value.isFinite ? min(max(value, 1.0 / 65_536), 1) : 1.0 / 4096 }
