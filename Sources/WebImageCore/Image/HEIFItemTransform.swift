@@ -8,7 +8,7 @@ public enum HEIFItemTransform: Sendable, Hashable {
 
     /// The `irot` and `imir` properties `ipma` associates with `item` in the HEIF file `bytes`,
     /// in association order; empty when it has none or the boxes cannot be read. Bounded like
-    /// every walk of ``ISOBMFFHeader``.
+    /// every walk of `ISOBMFFHeader`.
     public static func transforms(of item: Int, in bytes: HeaderBytes) -> [HEIFItemTransform] {
         let top = ISOBMFFHeader.boxes(bytes, from: 0, to: bytes.count)
         guard let meta = top.first(where: { $0.type == "meta" }) else { return [] }

@@ -26,7 +26,7 @@ public struct ResampleRegion: Sendable, Hashable {
 /// accumulation, and one rounding at the end. Opaque pixels take 16-bit fixed-point passes
 /// instead (two taps per multiply-add, no alpha division), about twice as fast and within one
 /// level per channel of the `Float` result. Rows with transparency are premultiplied exactly in
-/// integers and filtered horizontally in 16-bit fixed point too (``PremultipliedKernel``),
+/// integers and filtered horizontally in 16-bit fixed point too (`PremultipliedKernel`),
 /// then vertically in `Float`: within one level per channel where alpha is 128 or more, and
 /// within one level of premultiplied colour where it is fainter.
 ///
@@ -52,7 +52,7 @@ public struct Resampler: Sendable {
     /// set it to compare every set this machine has, and to exercise the portable passes.
     var kernelLevel: Int32 = WideKernels.level
     /// Whether rows with transparency take the fixed-point premultiplied passes
-    /// (``PremultipliedKernel``) on their portable C where no wide set has them (kernel level 0
+    /// (`PremultipliedKernel`) on their portable C where no wide set has them (kernel level 0
     /// or NEON): slower there than the `Float` path, which they take otherwise. Tests set it to
     /// compare the wide sets with the portable C.
     var premultipliedPortable = false
@@ -120,7 +120,7 @@ public struct Resampler: Sendable {
                     !skipY && fitsInt16 && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
                 // One horizontally filtered source row, premultiplied, `dw` values: opaque rows
                 // (every alpha 255, checked per row) through the 16-bit fixed-point kernel when
-                // there is one; the rest on exact premultiplied integers (``PremultipliedKernel``)
+                // there is one; the rest on exact premultiplied integers (`PremultipliedKernel`)
                 // where this kernel set has them, else through the Float path.
                 // Returns whether the row was found opaque: then its alpha values are 255 up to
                 // the weights' rounding, and output rows made of such rows only need no division.
@@ -355,7 +355,7 @@ public struct Resampler: Sendable {
     }
 
     /// Output rows `rows` from source rows that may have transparency, in fixed point in both
-    /// passes: ``PremultipliedKernel`` horizontally into a ring of ``OpaqueRows`` values, then
+    /// passes: `PremultipliedKernel` horizontally into a ring of ``OpaqueRows`` values, then
     /// the vertical weights and one division by alpha per pixel, streaming as `resample` does.
     private static func resamplePremultiplied(
         _ rows: Range<Int>, of base: UnsafePointer<UInt8>, width sw: Int, xTable: KernelTable, xKernel: PremultipliedKernel,
