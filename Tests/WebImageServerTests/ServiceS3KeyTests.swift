@@ -16,6 +16,8 @@ import WebImageTesting
         "s3://b/.%2e/other/x", "s3://b/%2e./other/x", "s3://b/../other/x", "s3://b/a/%2e/x", "s3://b/./x",
         "s3://b/a/%2e%2e", "s3://b/a/..", "s3://b/x%2F..%2Fother", "s3://b/x%2f%2e%2e%2fother%2fx", "s3://b/%2e%2e/%2e%2e/other/x",
         "s3://b/%2e%2e",
+        // A combining mark after the `/` (fuzz finding: as Swift Characters it joined the `/`).
+        "s3://b/./%DB%96x", "s3://b/a/../%CC%81x",
     ]
 
     @Test("Given an s3:// key with a dot segment in any encoding, then 400 naming the dot segment, and no request reaches the endpoint")

@@ -58,8 +58,12 @@ public struct S3ObjectLocation: Sendable, Hashable {
     /// Dots inside a segment (`a..b`, `.x`, `...`) are ordinary key characters.
     public static func dotSegmentRefusal(bucket: String, key: String) -> String? {
         if bucket == "." || bucket == ".." { return "the bucket name '\(bucket)' is a dot segment" }
-        guard key.contains(".") else { return nil }
-        let dotted = key.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+        // On bytes: as Swift `Character`s, a combining mark after `/` joins it (`/` + U+06D6 is
+        // one Character), and the `/` before it would not split a segment.
+        guard key.utf8.contains(UInt8(ascii: ".")) else { return nil }
+        let dotted = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains {
+            $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8)
+        }
         return dotted ? "the key has a '.' or '..' dot segment, which a proxy or gateway may resolve to another object or bucket" : nil
     }
 }
