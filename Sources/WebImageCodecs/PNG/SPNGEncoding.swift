@@ -9,6 +9,54 @@ enum SPNGEncoding {
     /// With `settings`, Adam7-interlaced, or quantised to an 8-bit palette (``/WebImageCore/PNGEncodeSettings``).
     /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
     static func encode(_ pixels: PixelBuffer, alpha: Bool, settings: PNGEncodeSettings = PNGEncodeSettings()) throws -> [UInt8] {
+        if settings.quantize {
+            let palette = GIFQuantizer.quantize(pixels.convertedToRGBA8(), maxColors: settings.quantizationColors)
+            return try encodeIndexed(
+                palette.indices, width: pixels.width, height: pixels.height, palette: palette, interlaced: settings.interlaced)
+        }
+        let wide = pixels.format == .rgba16
+        let colorType = alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue
+        return try withEncoder(
+            width: pixels.width, height: pixels.height, bitDepth: wide ? 16 : 8, colorType: colorType, interlaced: settings.interlaced
+        ) { ctx, fmt, flags in
+            if wide && !alpha {
+                // Host-endian samples with SPNG_FMT_PNG: libspng writes them big-endian.
+                let rgb = rgbSamples16(of: pixels)
+                return rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+            } else if alpha {
+                return pixels.bytes.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+            } else {
+                let rgb = rgbBytes(of: pixels)
+                return rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+            }
+        }
+    }
+
+    /// Encodes `indices` (`width`×`height`, one entry of `palette` a pixel, rows top to bottom)
+    /// as an 8-bit indexed PNG with `palette`'s colours and transparent entry (its own indices
+    /// are not used), Adam7-interlaced when `interlaced`.
+    /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
+    static func encodeIndexed(
+        _ indices: [UInt8], width: Int, height: Int, palette: GIFQuantizer.Result, interlaced: Bool
+    ) throws -> [UInt8] {
+        guard indices.count == width * height else {
+            throw WebImageError.encodingFailed(reason: "PNG: \(indices.count) palette indices for \(width)x\(height) pixels")
+        }
+        return try withEncoder(
+            width: width, height: height, bitDepth: 8, colorType: SPNG_COLOR_TYPE_INDEXED.rawValue, interlaced: interlaced
+        ) { ctx, fmt, flags in
+            try setPalette(palette, on: ctx)
+            return indices.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
+        }
+    }
+
+    /// One libspng encoder writing to memory with zlib's default strategy and this header;
+    /// `encode` writes the image (given the format and flags to pass) and returns libspng's
+    /// code. Returns the PNG's bytes.
+    private static func withEncoder(
+        width: Int, height: Int, bitDepth: UInt8, colorType: UInt32, interlaced: Bool,
+        _ encode: (OpaquePointer, Int32, Int32) throws -> Int32
+    ) throws -> [UInt8] {
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw WebImageError.encodingFailed(reason: "PNG: could not create a libspng encoder")
         }
@@ -22,74 +70,14 @@ enum SPNGEncoding {
         rc = spng_set_option(ctx, SPNG_IMG_COMPRESSION_STRATEGY, zlibDefaultStrategy)
         guard rc == 0 else { throw failure(rc) }
         var ihdr = spng_ihdr()
-        ihdr.width = UInt32(truncatingIfNeeded: pixels.width)
-        ihdr.height = UInt32(truncatingIfNeeded: pixels.height)
-        let wide = pixels.format == .rgba16
-        ihdr.bit_depth = wide ? 16 : 8
-        ihdr.color_type = UInt8(alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
-        if settings.interlaced { ihdr.interlace_method = UInt8(SPNG_INTERLACE_ADAM7.rawValue) }
-        let palette = settings.quantize ? GIFQuantizer.quantize(pixels.convertedToRGBA8(), maxColors: settings.quantizationColors) : nil
-        if palette != nil {
-            ihdr.bit_depth = 8
-            ihdr.color_type = UInt8(SPNG_COLOR_TYPE_INDEXED.rawValue)
-        }
-        rc = spng_set_ihdr(ctx, &ihdr)
-        guard rc == 0 else { throw failure(rc) }
-        let fmt = Int32(SPNG_FMT_PNG.rawValue)
-        let flags = Int32(SPNG_ENCODE_FINALIZE.rawValue)
-        if let palette {
-            try setPalette(palette, on: ctx)
-            rc = palette.indices.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
-        } else if wide && !alpha {
-            // Host-endian samples with SPNG_FMT_PNG: libspng writes them big-endian.
-            let rgb = rgbSamples16(of: pixels)
-            rc = rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
-        } else if alpha {
-            rc = pixels.bytes.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
-        } else {
-            let rgb = rgbBytes(of: pixels)
-            rc = rgb.withUnsafeBytes { spng_encode_image(ctx, $0.baseAddress, $0.count, fmt, flags) }
-        }
-        guard rc == 0 else { throw failure(rc) }
-        var length = 0
-        var error: Int32 = 0
-        guard let buffer = spng_get_png_buffer(ctx, &length, &error), error == 0 else {
-            throw failure(error)
-        }
-        defer { free(buffer) }
-        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
-    }
-
-    /// Encodes `indices` (`width`×`height`, one entry of `palette` a pixel, rows top to bottom)
-    /// as an 8-bit indexed PNG with `palette`'s colours and transparent entry (its own indices
-    /// are not used), Adam7-interlaced when `interlaced`.
-    /// - Throws: ``/WebImageCore/WebImageError/encodingFailed(reason:)``.
-    static func encodeIndexed(
-        _ indices: [UInt8], width: Int, height: Int, palette: GIFQuantizer.Result, interlaced: Bool
-    ) throws -> [UInt8] {
-        guard indices.count == width * height else {
-            throw WebImageError.encodingFailed(reason: "PNG: \(indices.count) palette indices for \(width)x\(height) pixels")
-        }
-        guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
-            throw WebImageError.encodingFailed(reason: "PNG: could not create a libspng encoder")
-        }
-        defer { spng_ctx_free(ctx) }
-        var rc = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)
-        guard rc == 0 else { throw failure(rc) }
-        rc = spng_set_option(ctx, SPNG_IMG_COMPRESSION_STRATEGY, zlibDefaultStrategy)
-        guard rc == 0 else { throw failure(rc) }
-        var ihdr = spng_ihdr()
         ihdr.width = UInt32(truncatingIfNeeded: width)
         ihdr.height = UInt32(truncatingIfNeeded: height)
-        ihdr.bit_depth = 8
-        ihdr.color_type = UInt8(SPNG_COLOR_TYPE_INDEXED.rawValue)
+        ihdr.bit_depth = bitDepth
+        ihdr.color_type = UInt8(colorType)
         if interlaced { ihdr.interlace_method = UInt8(SPNG_INTERLACE_ADAM7.rawValue) }
         rc = spng_set_ihdr(ctx, &ihdr)
         guard rc == 0 else { throw failure(rc) }
-        try setPalette(palette, on: ctx)
-        rc = indices.withUnsafeBytes {
-            spng_encode_image(ctx, $0.baseAddress, $0.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
-        }
+        rc = try encode(ctx, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
         guard rc == 0 else { throw failure(rc) }
         var length = 0
         var error: Int32 = 0
