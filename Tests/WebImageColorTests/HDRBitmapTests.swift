@@ -154,4 +154,38 @@ struct HDRBitmapTests {
     func bt709HLG() throws {
         try checkConversion(transfer: 18, toLinear: Self.hlgToLinear, toCode: Self.linearToHLG)
     }
+
+    @Test("A gain-map JPEG decoded with `.high` gives a BT.2020 PQ bitmap whose highlights stay above SDR white")
+    func gainMapHighRendition() throws {
+        // A 64×48 BT.709 PQ picture: a grey ramp up to reference white (203 cd/m², PQ 0.58) on
+        // the left, a highlight at 4× reference white on the right; written as a gain-map JPEG.
+        let width = 64, height = 48
+        let white = Self.linearToPQ(203.0 / 10_000), highlight = Self.linearToPQ(4 * 203.0 / 10_000)
+        let pixels = PixelBuffer.make16(width: width, height: height) { out in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let code = x < 32 ? UInt16((white * Double(x) / 31).rounded()) : UInt16(highlight.rounded())
+                    let i = (y * width + x) * 4
+                    (out[i], out[i + 1], out[i + 2], out[i + 3]) = (code, code, code, 65_535)
+                }
+            }
+        }
+        let source = Image(frames: [ImageFrame(pixels: pixels)], hasAlpha: false, colorProfile: Self.profile(1, 16), gainMap: nil)
+        let jpeg = try CodersManager.shared.encode(source, format: .jpeg, options: EncodeOptions(quality: 0.95))
+        var options = DecodeOptions()
+        options.dynamicRange = .high
+        let decoded = try CodersManager.shared.decode(jpeg, options: options)
+        #expect(decoded.pixels.format == .rgba16)
+        let bitmap = try #require(HDRBitmap(pixels: decoded.pixels, colorProfile: decoded.colorProfile))
+        #expect(bitmap.colorSpace == .itur2100PQ)
+        #expect(bitmap.primariesConverted)
+        #expect(bitmap.isOpaque)
+        let out = Self.littleEndianSamples(bitmap.bytes)
+        let inHighlight = (24 * width + 48) * 4, inRamp = (24 * width + 16) * 4
+        // The highlight keeps its light (within 2 % of 4× reference white) and stays far above
+        // SDR white; the grey ramp stays below it.
+        let highlightLight = Self.pqToLinear(out[inHighlight + 1]) * 10_000 / 203
+        #expect(abs(highlightLight - 4) < 0.08, "highlight at \(highlightLight)× reference white")
+        #expect(Double(out[inRamp + 1]) < white)
+    }
 }
