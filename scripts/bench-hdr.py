@@ -14,7 +14,8 @@ usage: bench-hdr.py BENCH_BINARY CORPUS WORKDIR ROUNDS ITERATIONS
    1/4 and quality 95 (base and map): ours (webimage-bench hdr-encode: RGBA16 PQ, CICP 1/16, a
    one- and a three-channel map) against libultrahdr's encoder from an HDR-only input
    (imagecodecs.ultrahdr_encode; linear half-float RGBA, and packed RGBA1010102 PQ; its default
-   three-channel map); CPU ms per encode, interleaved as above, medians; then each file's HDR
+   three-channel map; for an HDR-only input libultrahdr 1.4 computes the map in one pass whatever
+   its speed preset, so the preset is left alone); CPU ms per encode, interleaved as above, medians; then each file's HDR
    rendition (libultrahdr's decode) against the source box-averaged 8x8, PSNR in the PQ domain.
 4. Quality: the HDR renditions (libultrahdr's decode, linear half float, 1.0 = SDR white) of our
    thumbnail and of libvips' against the source's rendition box-averaged 8x8 in linear light;
