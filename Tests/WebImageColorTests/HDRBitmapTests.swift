@@ -155,6 +155,20 @@ struct HDRBitmapTests {
         try checkConversion(transfer: 18, toLinear: Self.hlgToLinear, toCode: Self.linearToHLG)
     }
 
+    @Test("DCI-P3 PQ (DCI white) is converted to BT.2020 PQ, its white adapted to D65: greys stay grey")
+    func dciP3() throws {
+        let samples: [UInt16] = [0, 0, 0, 65_535, 20_000, 20_000, 20_000, 65_535, 38_000, 38_000, 38_000, 65_535, 52_000, 52_000, 52_000, 65_535]
+        let pixels = Self.buffer(width: 4, height: 1, samples)
+        let bitmap = try #require(HDRBitmap(pixels: pixels, colorProfile: Self.profile(11, 16)))
+        #expect(bitmap.colorSpace == .itur2100PQ)
+        #expect(bitmap.primariesConverted)
+        let out = Self.littleEndianSamples(bitmap.bytes)
+        for p in stride(from: 0, to: samples.count, by: 4) {
+            #expect(abs(Int(out[p]) - Int(out[p + 1])) <= 1 && abs(Int(out[p + 2]) - Int(out[p + 1])) <= 1)
+            #expect(abs(Int(out[p + 1]) - Int(samples[p + 1])) <= 2)
+        }
+    }
+
     @Test("A gain-map JPEG decoded with `.high` gives a BT.2020 PQ bitmap whose highlights stay above SDR white")
     func gainMapHighRendition() throws {
         // A 64×48 BT.709 PQ picture: a grey ramp up to reference white (203 cd/m², PQ 0.58) on
