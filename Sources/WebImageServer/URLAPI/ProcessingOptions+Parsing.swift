@@ -217,7 +217,9 @@ extension ProcessingOptions {
         case "max_src_resolution", "msr":
             limits.sourcePixels = try args.megapixelLimit(allowZero: false)
         case "max_src_file_size", "msfs":
-            limits.sourceBytes = try args.countLimit(allowZero: false)
+            // imgproxy's 0 turns the size check off; a request cannot loosen a limit, so here it
+            // keeps the service's.
+            limits.sourceBytes = try args.countLimit(allowZero: true)
         case "max_animation_frames", "maf":
             limits.animationFrames = try args.countLimit(allowZero: false)
         case "max_animation_frame_resolution", "mafr":
