@@ -105,8 +105,10 @@ extension ProcessingOptions {
             try args.requireCount(1...3)
             gravity = try args.gravity(from: 0, allowSmart: true)
         case "crop", "c":
-            try args.requireCount(2...5)
-            let cropWidth = try args.double(0), cropHeight = try args.double(1)
+            // The height may be left out, as in imgproxy (`crop:1000` in its chained-pipelines
+            // example): 0, the whole height.
+            try args.requireCount(1...5)
+            let cropWidth = try args.double(0), cropHeight = args.values.count > 1 ? try args.double(1) : 0
             guard cropWidth >= 0, cropHeight >= 0 else { throw args.bad("crop size must not be negative") }
             crop = CropArea(
                 width: cropWidth, height: cropHeight,
