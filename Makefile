@@ -203,11 +203,18 @@ bench-colour: setup
 
 ## bench-ssimulacra2: one SSIMULACRA2 comparison of 512x512 pixels on one thread, interleaved with
 ## preparing the reference and comparing against it; medians of SSIMULACRA2_ITERATIONS
-## (docs/PERFORMANCE.md, "Perceptual metric"; WEBIMAGE_METRIC_KERNELS=portable: baseline kernels)
+## (docs/PERFORMANCE.md, "Perceptual metric"; WEBIMAGE_METRIC_KERNELS=portable: baseline kernels).
+## Then ours against PyPI's ssimulacra2 (the reference) on the same pair, interleaved in
+## SSIMULACRA2_PEER_ROUNDS rounds of SSIMULACRA2_ITERATIONS of ours and SSIMULACRA2_PEER_CALLS of
+## PyPI's (Benchmarks/python/ssimulacra2_peer.py)
 SSIMULACRA2_ITERATIONS ?= 51
+SSIMULACRA2_PEER_ROUNDS ?= 7
+SSIMULACRA2_PEER_CALLS ?= 5
 bench-ssimulacra2: setup
 	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)
 	.build/release/webimage-bench ssimulacra2 $(SSIMULACRA2_ITERATIONS)
+	"$$(bash scripts/quality-venv.sh)" Benchmarks/python/ssimulacra2_peer.py .build/release/webimage-bench \
+		$(SSIMULACRA2_PEER_ROUNDS) $(SSIMULACRA2_ITERATIONS) $(SSIMULACRA2_PEER_CALLS)
 
 ## bench-avif: the AV1 encoders libavif links (aom, rav1e, SVT-AV1) at equal SSIMULACRA2 against
 ## imgproxy's default AVIF (aom speed 8, 4:2:0, q63): speed, subsampling, CPU per encode and size

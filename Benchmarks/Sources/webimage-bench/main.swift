@@ -6,7 +6,8 @@
 //        webimage-bench hdr-thumbnail WITH WITHOUT ITERATIONS BOX OUTDIR   (HDRBench.swift)
 //        webimage-bench hdr-encode RAW W H SCALE CHANNELS QUALITY ITERATIONS OUTDIR   (HDREncodeBench.swift)
 //        webimage-bench colour ITERATIONS   (colour conversion cost, ColourBench.swift)
-//        webimage-bench ssimulacra2 ITERATIONS   (one 512x512 comparison, SSIMULACRA2Bench.swift)
+//        webimage-bench ssimulacra2 ITERATIONS [PAIRDIR]   (one 512x512 comparison, SSIMULACRA2Bench.swift;
+//          PAIRDIR: also write the pair there as ref.png and dist.png)
 //        webimage-bench colour-sources DIR  (the 12 MP JPEGs, untagged and tagged, ColourBench.swift)
 //   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
 // prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source>
@@ -66,7 +67,7 @@ if arguments.count >= 3, arguments[1] == "colour-sources" {
 }
 if arguments.count >= 3, arguments[1] == "ssimulacra2", let iterations = Int(arguments[2]), iterations > 0 {
     do {
-        try SSIMULACRA2Bench.run(iterations: iterations)
+        try SSIMULACRA2Bench.run(iterations: iterations, pairDirectory: arguments.count >= 4 ? arguments[3] : nil)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
