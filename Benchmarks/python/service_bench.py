@@ -22,6 +22,8 @@ from the environment:
                 directly, service_floor.py), hits (wrk), scale (the sweep over workers/processes)
   DECODE_BENCH, ENCODE_FLOOR  the compiled Benchmarks/c programs the floor runs (run-service.sh
                 builds them); FLOOR_ITERATIONS timed calls per program run (31)
+  RESIZE_BENCH  the release `webimage-resize-bench`: the floor's resample step (our Resampler
+                called directly); without it the floor has no resample and no ours ÷ floor
   SCALE_ROUNDS, SCALE_REQUESTS  the sweep: rounds (3), and requests per configuration and round (40)
 
 Every request renders: ours gets a fresh `cb:` (cache buster) option per request and has no
@@ -854,7 +856,8 @@ def main():
             programs = [os.environ.get("DECODE_BENCH", ""), os.environ.get("ENCODE_FLOOR", "")]
             if all(p and os.access(p, os.X_OK) for p in programs):
                 results["floor2"] = service_floor.measure(os.path.join(sources, "photo.jpg"), *programs,
-                                                          iterations=FLOOR_ITERATIONS)
+                                                          iterations=FLOOR_ITERATIONS,
+                                                          resize_bench=os.environ.get("RESIZE_BENCH") or None)
             else:
                 results["floor2"] = {"error": os.environ.get("FLOOR_ERROR") or
                                      "DECODE_BENCH and ENCODE_FLOOR (Benchmarks/c, built by run-service.sh) not given"}
