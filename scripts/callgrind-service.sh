@@ -65,7 +65,7 @@ origin_port="$(free_port)"
 port="$(free_port)"
 python3 -m http.server "$origin_port" --bind 127.0.0.1 -d "$WORK/origin" >/dev/null 2>&1 &
 pids+=($!)
-LD_PRELOAD="$WORK/sigsuspend_copy.so" valgrind --tool=callgrind --compress-strings=no --callgrind-out-file="$WORK/callgrind.out" \
+LD_PRELOAD="$WORK/sigsuspend_copy.so" valgrind --tool=callgrind --compress-strings=no ${VALGRIND_FLAGS:-} --callgrind-out-file="$WORK/callgrind.out" \
   "$WORK/webimage" serve --bind "127.0.0.1:$port" --allow-network loopback >"$WORK/server.log" 2>&1 &
 server=$!
 pids+=("$server")
@@ -138,6 +138,7 @@ if [ "$OPTIONS" = "rs:fit:512:512/q:80/f:jpg" ] && [ -x "$DECODE_BENCH" ] && [ -
     sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' "$WORK/floor.out" | head -n 1
   }
   src="$WORK/origin/photo.jpg"
+  strip --strip-debug -o "$WORK/webimage-resize-bench" "$RESIZE_BENCH"
   decode=$(( $(count "$DECODE_BENCH" jpeg "$src" 2 2) - $(count "$DECODE_BENCH" jpeg "$src" 1 2) ))
   encode=$(( ($(count "$ENCODE_FLOOR" "$src" 3 2 512 340 jpeg:80) - $(count "$ENCODE_FLOOR" "$src" 1 2 512 340 jpeg:80)) / 2 ))
   python3 -c '
@@ -147,8 +148,8 @@ with Image.open(sys.argv[1]) as im:
     pixels = im.convert("RGB").resize((1020, 678), Image.Resampling.BOX).convert("RGBA").tobytes()
 open(sys.argv[2], "wb").write(pixels)
 ' "$src" "$WORK/decoded.rgba"
-  resample=$(( $(count "$RESIZE_BENCH" "$WORK/decoded.rgba" 1020 678 512 340 lanczos3 2 1) -
-               $(count "$RESIZE_BENCH" "$WORK/decoded.rgba" 1020 678 512 340 lanczos3 1 1) ))
+  resample=$(( $(count "$WORK/webimage-resize-bench" "$WORK/decoded.rgba" 1020 678 512 340 lanczos3 2 1) -
+               $(count "$WORK/webimage-resize-bench" "$WORK/decoded.rgba" 1020 678 512 340 lanczos3 1 1) ))
   floor=$((decode + resample + encode))
   echo "floor, the same work called directly: $floor instructions (decode at 1/2 $decode + resample $resample + encode $encode)"
   python3 -c "import sys; print(f'ours ÷ floor in instructions: {int(sys.argv[1]) / int(sys.argv[2]):.2f}×')" "$total" "$floor"

@@ -67,10 +67,10 @@ def run(argv, timeout=300):
     return proc.stdout
 
 
-def measure(source, decode_bench, encode_floor, iterations=31, repeats=3, resize_bench=None):
+def measure(source, decode_bench, encode_floor, iterations=31, repeats=3, resize_bench=None, pillow=True):
     """The floor's figures for `source` (the task's JPEG): a dict, or {"error": why}.
     Each program runs `repeats` times (`iterations` timed calls each, median of the process's
-    CPU time); the median of those medians is reported."""
+    CPU time); the median of those medians is reported. `pillow`: also Pillow's steps."""
     from PIL import Image  # the bench venv's Pillow (thumbor's)
 
     with Image.open(source) as im:
@@ -108,8 +108,27 @@ def measure(source, decode_bench, encode_floor, iterations=31, repeats=3, resize
         return result
     if resize_bench:
         result.update(resample_step(source, result["decoded"], (out_w, out_h), resize_bench, iterations, repeats))
-    result.update(pillow_steps(source, (out_w, out_h), iterations))
+    if pillow:
+        result.update(pillow_steps(source, (out_w, out_h), iterations))
     return result
+
+
+# The floor's own steps (not Pillow's): the keys `combine` takes the median of.
+STEP_KEYS = ("decode_ms", "resample_ms") + tuple(f"{task_id}_encode_ms" for task_id, _, _ in ENCODES)
+
+
+def combine(final, samples):
+    """`final` with each floor step replaced by its median over `samples` (floors measured
+    between the rounds, interleaved with the services) and `final` itself."""
+    if "error" in final:
+        return final
+    combined = dict(final)
+    for key in STEP_KEYS:
+        values = [s[key] for s in samples + [final] if key in s and "error" not in s]
+        if values:
+            combined[key] = statistics.median(values)
+    combined["samples"] = 1 + sum(1 for s in samples if "error" not in s)
+    return combined
 
 
 def resample_step(source, decoded, size, resize_bench, iterations, repeats):
@@ -211,8 +230,10 @@ def render(floor, titles, thumbor_cpu, ours_cpu):
         add("")
         return lines
     d = floor["denominator"]
+    when = (f"measured after each of the {floor['samples'] - 1} rounds and once more after them, interleaved with "
+            f"the services; the median of those" if floor.get("samples", 1) > 1 else "measured after the rounds")
     add(f"**Floor: the codec libraries called directly** for the 2 MP tasks (source {floor['source']}, output "
-        f"{floor['output']}; one thread, median process CPU-ms of single calls; {floor['c_versions']}; "
+        f"{floor['output']}; one thread, median process CPU-ms of single calls, {when}; {floor['c_versions']}; "
         f"thumbor's libraries: {floor.get('pillow_version', '?')}):")
     add("")
     add("| Step | C library called directly (ours links these) | CPU-ms | thumbor's library (Pillow) | CPU-ms |")
