@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
-  bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-callgrind-resize bench-service-cpu bench-service-colour transform-references \
+  bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-callgrind-resize bench-callgrind-service bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
@@ -252,6 +252,13 @@ bench-callgrind: setup
 bench-callgrind-resize: bench-resize
 	@EXTRA_PACKAGES="valgrind" bash scripts/setup.sh
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/callgrind-resize.sh
+
+## bench-callgrind-service: instruction counts (valgrind) of ONE request of a release
+## `webimage serve` (2 MP JPEG → fit 512, JPEG q80 from a loopback origin) and the functions that
+## cost the most (scripts/callgrind-service.sh; OPTIONS, WARM, SETTLE)
+bench-callgrind-service: release
+	@EXTRA_PACKAGES="valgrind" bash scripts/setup.sh
+	bash scripts/callgrind-service.sh "$$($(SWIFT) build -c release --show-bin-path $(SWIFT_BUILD_FLAGS))/webimage"
 
 ## bench-service-cpu: quick CPU-ms per request of a release `webimage serve` on the service
 ## benchmark's tasks, for before/after checks while tuning (scripts/measure-service-cpu.sh)
