@@ -625,6 +625,98 @@ static void vertical_avx2(
     }
 }
 
+/// `widen_lanes_vnni` for rows with transparency: each pixel premultiplied exactly, as the
+/// `int16` values `x·a − 32768` (`x` its red, green, blue, and 255 for alpha; as
+/// `load_premultiplied_portable`), in channel lanes. Pixels missing past the row come out as
+/// −32768 (only zero weights reach them). Returns whether pixels `lo..<hi` all have alpha 255.
+__attribute__((target(WI_VNNI_TARGET)))
+static int premultiply_lanes_vnni(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t first, ptrdiff_t end, ptrdiff_t lo, ptrdiff_t hi, int16_t *lanes) {
+    __mmask64 even = 0x5555555555555555ull;
+    __asm__("" : "+k"(even));
+    const __m512i order = lanes_order_vnni();
+    // Every lane: the eight alpha bytes widened.
+    int8_t idx[64];
+    for (int c = 0; c < 4; c++)
+        for (int x = 0; x < 8; x++) idx[16 * c + 2 * x] = (int8_t)(4 * x + 3), idx[16 * c + 2 * x + 1] = 0;
+    const __m512i alphaOrder = _mm512_loadu_si512(idx);
+    const __m512i full = _mm512_set1_epi16(255), flip = _mm512_set1_epi16((short)0x8000);
+    const __m256i opaque = _mm256_set1_epi8(-1);
+    // Lane 3 (alpha) multiplies 255 by alpha; the products fit 16 bits unsigned.
+#define WI_PREMULTIPLY(B, BYTES)                                                                                       \
+    _mm512_storeu_si512(lanes + ((B) - first) * 32,                                                                    \
+        _mm512_xor_si512(_mm512_mullo_epi16(                                                                            \
+            _mm512_mask_mov_epi16(_mm512_maskz_permutexvar_epi8(even, order, BYTES), 0xFF000000u, full),               \
+            _mm512_maskz_permutexvar_epi8(even, alphaOrder, BYTES)), flip))
+    const ptrdiff_t whole = (lo + 7) >> 3, wholeEnd = hi >> 3 > whole ? hi >> 3 : whole;
+    __m256i all = opaque;
+    for (ptrdiff_t b = whole; b < wholeEnd; b++) {
+        const __m256i bytes = _mm256_loadu_si256((const __m256i *)(row + b * 32));
+        all = _mm256_and_si256(all, bytes);
+        WI_PREMULTIPLY(b, _mm512_zextsi256_si512(bytes));
+    }
+    __mmask32 alphas = _mm256_mask_cmpneq_epi8_mask(0x88888888u, all, opaque);
+    for (ptrdiff_t b = first; b < end; b++) {
+        if (b == whole && wholeEnd > whole) {
+            b = wholeEnd - 1;
+            continue;
+        }
+        const ptrdiff_t x = b * 8;
+        const ptrdiff_t have = row_width - x >= 8 ? 8 : row_width - x;
+        const __mmask32 inside = have >= 8 ? 0xFFFFFFFFu : have <= 0 ? 0 : (__mmask32)((1u << (have * 4)) - 1);
+        const ptrdiff_t from = lo > x ? lo - x : 0, to = hi - x < 8 ? hi - x : 8;
+        const __mmask32 checked = to > from ? (__mmask32)((to >= 8 ? 0xFFFFFFFFu : (1u << (to * 4)) - 1) & ~((1u << (from * 4)) - 1))
+                                            : 0;
+        const __m256i bytes = _mm256_maskz_loadu_epi8(inside, row + x * 4);
+        alphas |= _mm256_mask_cmpneq_epi8_mask(checked & 0x88888888u, bytes, opaque);
+        WI_PREMULTIPLY(b, _mm512_zextsi256_si512(bytes));
+    }
+#undef WI_PREMULTIPLY
+    return alphas == 0;
+}
+
+/// `wi_resample_horizontal_premultiplied16_packed` at level 4: the blocks the plan's groups read
+/// premultiplied into `scratch` (as `horizontal_vnni` widens them), four outputs at a time, and
+/// the sums to `int16` with the float steps of `convolve_premultiplied_avx2`.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal_premultiplied_vnni(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, int16_t *scratch, int16_t *out, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    const char *fetch = next ? (const char *)next + lo * 4 : NULL, *fetchEnd = next ? (const char *)next + hi * 4 : NULL;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const int opaque = premultiply_lanes_vnni(row, row_width, first, end, lo, hi, lanes);
+    const __m512 biases = _mm512_set1_ps(bias), scales = _mm512_set1_ps(scale), times = _mm512_set1_ps(128.0f);
+    const __m512i center = _mm512_set1_epi32(16384);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64) _mm_prefetch(fetch, _MM_HINT_T1);
+        const __m512i sum = _mm512_permutexvar_epi32(transpose, taps4_vnni(p, w, g[4]));
+        const __m512 v = _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(sum), biases), scales);
+        const __m512i q = _mm512_sub_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v, times)), center);
+        const __m256i values = _mm512_cvtsepi32_epi16(q);
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out + i * 4), values);
+        } else {
+            int16_t tail[16];
+            _mm256_storeu_si256((__m256i *)tail, values);
+            memcpy(out + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+    return opaque;
+}
+
 /// `vertical_avx2` on 512-bit registers without reordering: each row's `int16` values are
 /// multiplied in place, once by `[w 0]` (the even channels, red and blue, into their `int32`
 /// entries) and once by `[0 w]` (green and alpha), as a `vpdpwssd` with the weight broadcast
@@ -920,6 +1012,48 @@ int wi_resample_horizontal_premultiplied16(
     (void)row_width;
     return horizontal_premultiplied(
         level, row, span_start, span_end, outputs, starts, counts, weights, block_stride, precision, pairs, NULL, out);
+}
+
+int wi_resample_horizontal_premultiplied16_packed(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision, int16_t *scratch, int16_t *out,
+    const uint8_t *next) {
+    if (outputs <= 0) return 1;
+    // The constants of `horizontal_premultiplied`, so that every path rounds alike.
+    const float bias = (float)((int64_t)32768 << precision);
+    const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 4) {
+        return horizontal_premultiplied_vnni(row, row_width, outputs, plan, weights, block_stride, bias, scale, scratch, out, next);
+    }
+#endif
+    (void)row_width;
+    (void)plan;
+    (void)scratch;
+    (void)next;
+    // Portable: each tap premultiplied where it is read.
+    uint8_t alpha = 255;
+    ptrdiff_t checked = first_start(starts, outputs);
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        int32_t sum[4] = {0, 0, 0, 0};
+        const int16_t *w = weights + i * block_stride * 8 + (starts[i] & 7);
+        for (ptrdiff_t k = 0; k < counts[i]; k++) {
+            const uint8_t *px = row + (starts[i] + k) * 4;
+            for (int c = 0; c < 4; c++) sum[c] += (int32_t)(int16_t)((c == 3 ? 255 : px[c]) * px[3] - 32768) * w[k];
+        }
+        for (int c = 0; c < 4; c++) {
+            const float v = ((float)sum[c] + bias) * scale;
+            const long q = lrintf(v * 128.0f) - 16384;
+            out[i * 4 + c] = (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+        }
+        const ptrdiff_t end = starts[i] + counts[i];
+        if (end > checked) {
+            alpha &= alpha_and(row, checked, end);
+            checked = end;
+        }
+    }
+    return alpha == 255;
 }
 
 void wi_resample_vertical_premultiplied(

@@ -87,6 +87,16 @@ int wi_resample_horizontal_premultiplied16(
     const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
     int16_t *pairs, int16_t *out);
 
+/// `wi_resample_horizontal_premultiplied16` with the packed weights, `plan`, `scratch` and `next`
+/// of `wi_resample_horizontal_packed`: level 4 premultiplies the blocks its groups read once,
+/// in channel lanes, and runs four outputs at a time; the other levels run portable C (level 3
+/// and below run `wi_resample_horizontal_premultiplied16` faster). The values are the same.
+/// Returns whether the pixels of the span the outputs read all have alpha 255.
+int wi_resample_horizontal_premultiplied16_packed(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision, int16_t *scratch, int16_t *out,
+    const uint8_t *next);
+
 /// The vertical fixed-point pass over rows of `wi_resample_horizontal_premultiplied16`, as
 /// `wi_resample_vertical` but with each pixel's sums taken as premultiplied floats,
 /// `v = sum / 2^shift + 128`, and stored straight: transparent black when alpha is below 0.5,

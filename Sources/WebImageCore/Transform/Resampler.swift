@@ -382,9 +382,10 @@ public struct Resampler: Sendable {
             let count = yTable.counts[y]
             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
             while ringEnd < start + count {
+                let sourceRow = base + ringEnd * sw * 4
                 _ = xKernel.filter16(
-                    level: level, base + ringEnd * sw * 4, width: sw, table: xTable, pairs: pairs,
-                    into: ring + (ringEnd % capacity) * dw)
+                    level: level, sourceRow, width: sw, table: xTable, pairs: pairs, into: ring + (ringEnd % capacity) * dw,
+                    next: ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil)
                 ringEnd += 1
                 ringStart = max(ringStart, ringEnd - capacity)
             }
