@@ -21,6 +21,47 @@
 #define WI_NEON 1
 #endif
 
+/// `wi_resample_packed_plan`'s layout: a header of `WI_PLAN_HEADER` entries (the lowest start
+/// and the highest end of a window, and the end of the blocks the groups read), then
+/// `WI_PLAN_GROUP` entries per group of four outputs.
+#define WI_PLAN_HEADER 4
+#define WI_PLAN_GROUP 8
+
+ptrdiff_t wi_resample_packed_plan_count(ptrdiff_t outputs) {
+    return WI_PLAN_HEADER + (outputs + 3) / 4 * WI_PLAN_GROUP;
+}
+
+void wi_resample_packed_plan(ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, int32_t *plan) {
+    ptrdiff_t first = outputs > 0 ? starts[0] : 0, last = 0;
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        if (starts[i] < first) first = starts[i];
+        if (starts[i] + counts[i] > last) last = starts[i] + counts[i];
+    }
+    plan[0] = (int32_t)first;
+    plan[1] = (int32_t)last;
+    // A group runs each window as long as its longest, so one that starts later than the
+    // longest may read blocks past the last window's end.
+    ptrdiff_t reach = (last + 7) >> 3;
+    for (ptrdiff_t i = 0; i < outputs; i += 4) {
+        // Per group: the block (of eight pixels) each of the four windows starts in (the last
+        // output repeated past the end), and the most blocks any of them spans.
+        int32_t *g = plan + WI_PLAN_HEADER + i / 4 * WI_PLAN_GROUP;
+        ptrdiff_t blocks = 0;
+        for (int j = 0; j < 4; j++) {
+            const ptrdiff_t o = i + j < outputs ? i + j : outputs - 1;
+            const ptrdiff_t n = (counts[o] + (starts[o] & 7) + 7) / 8;
+            g[j] = (int32_t)(starts[o] >> 3);
+            if (n > blocks) blocks = n;
+        }
+        g[4] = (int32_t)blocks;
+        g[5] = g[6] = g[7] = 0;
+        for (int j = 0; j < 4; j++)
+            if (g[j] + blocks > reach) reach = g[j] + blocks;
+    }
+    plan[2] = (int32_t)reach;
+    plan[3] = 0;
+}
+
 // MARK: Portable (used only if a caller asks when level is 0)
 
 /// Weight `k` of output `i` in the block layout `wi_resample_horizontal` describes.
@@ -58,6 +99,30 @@ static int horizontal_portable(
         for (ptrdiff_t k = 0; k < counts[i]; k++) {
             const int32_t w = tap(weights, block_stride, i, starts[i], k);
             for (int c = 0; c < 4; c++) sum[c] += (int32_t)p[k * 4 + c] * w;
+        }
+        for (int c = 0; c < 4; c++) out[i * 4 + c] = (int16_t)(((sum[c] + half) >> shift) - offset);
+        const ptrdiff_t end = starts[i] + counts[i];
+        if (end > checked) {
+            alpha &= alpha_and(row, checked, end);
+            checked = end;
+        }
+    }
+    return alpha == 255;
+}
+
+/// `horizontal_portable` with the packed weights of `wi_resample_horizontal_packed`.
+static int horizontal_portable_packed(
+    const uint8_t *row, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights,
+    ptrdiff_t block_stride, int shift, int32_t offset, int16_t *out) {
+    const int32_t half = 1 << (shift - 1);
+    ptrdiff_t checked = first_start(starts, outputs);
+    uint8_t alpha = 255;
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        int32_t sum[4] = {0, 0, 0, 0};
+        const uint8_t *p = row + starts[i] * 4;
+        const int16_t *w = weights + i * block_stride * 8 + (starts[i] & 7);
+        for (ptrdiff_t k = 0; k < counts[i]; k++) {
+            for (int c = 0; c < 4; c++) sum[c] += (int32_t)p[k * 4 + c] * w[k];
         }
         for (int c = 0; c < 4; c++) out[i * 4 + c] = (int16_t)(((sum[c] + half) >> shift) - offset);
         const ptrdiff_t end = starts[i] + counts[i];
@@ -274,6 +339,161 @@ static int horizontal_avx512(
 
 #undef WI_HORIZONTAL_BODY
 
+// MARK: AVX-512 VBMI + VNNI
+
+#define WI_VNNI_TARGET "avx2,avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni"
+
+/// The opaque horizontal pass in two steps. First the row's span is widened once into blocks of
+/// eight pixels (from a multiple of eight) in channel lanes: 128-bit lane `c` of a block holds
+/// channel `c` of its eight pixels as `int16`, in order, so `int32` entry `d` of a lane is the
+/// pixel pair `2d`, `2d + 1`. Then each output's window is a run of whole blocks, and one block
+/// times the packed weights broadcast to every lane (`[w₀ w₁ | w₂ w₃ | w₄ w₅ | w₆ w₇]`) is one
+/// `vpdpwssd`: no reordering per tap, each pixel widened once rather than once per window that
+/// reads it.
+
+/// The byte permutation (`vpermb`, odd bytes zeroed by the mask `0x5555…`) from eight RGBA8
+/// pixels in the low 32 bytes to a block in channel lanes.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline __m512i lanes_order_vnni(void) {
+    int8_t idx[64];
+    for (int c = 0; c < 4; c++) {
+        for (int x = 0; x < 8; x++) {
+            idx[16 * c + 2 * x] = (int8_t)(4 * x + c);
+            idx[16 * c + 2 * x + 1] = 0;
+        }
+    }
+    return _mm512_loadu_si512(idx);
+}
+
+/// Pixels of blocks `first..<end` of `row` (`row_width` pixels; none is read past it, and the
+/// missing ones are zero) into channel-lane blocks at `lanes`, block `first` first. Returns
+/// whether pixels `lo..<hi` (within those blocks, `hi ≤ row_width`) all have alpha 255.
+__attribute__((target(WI_VNNI_TARGET)))
+static int widen_lanes_vnni(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t first, ptrdiff_t end, ptrdiff_t lo, ptrdiff_t hi, int16_t *lanes) {
+    // The mask's value hidden from the compiler: with it known, clang turns each zero-masked
+    // `vpermb` into a two-table `vpermt2b` against a zero register, at half the throughput.
+    __mmask64 even = 0x5555555555555555ull;
+    __asm__("" : "+k"(even));
+    const __m512i order = lanes_order_vnni();
+    const __m256i opaque = _mm256_set1_epi8(-1);
+    // Blocks wholly inside lo..<hi (so inside the row) without masks; the few at the edges
+    // with them.
+    const ptrdiff_t whole = (lo + 7) >> 3, wholeEnd = hi >> 3 > whole ? hi >> 3 : whole;
+    __m256i all = opaque;
+    for (ptrdiff_t b = whole; b < wholeEnd; b++) {
+        const __m256i bytes = _mm256_loadu_si256((const __m256i *)(row + b * 32));
+        all = _mm256_and_si256(all, bytes);
+        _mm512_storeu_si512(lanes + (b - first) * 32, _mm512_maskz_permutexvar_epi8(even, order, _mm512_zextsi256_si512(bytes)));
+    }
+    __mmask32 alphas = _mm256_mask_cmpneq_epi8_mask(0x88888888u, all, opaque);  // alpha bytes that are not 255
+    for (ptrdiff_t b = first; b < end; b++) {
+        if (b == whole && wholeEnd > whole) {
+            b = wholeEnd - 1;
+            continue;
+        }
+        const ptrdiff_t x = b * 8;
+        // The pixels of this block inside the row, and those inside lo..<hi, as byte masks.
+        const ptrdiff_t have = row_width - x >= 8 ? 8 : row_width - x;
+        const __mmask32 inside = have >= 8 ? 0xFFFFFFFFu : have <= 0 ? 0 : (__mmask32)((1u << (have * 4)) - 1);
+        const ptrdiff_t from = lo > x ? lo - x : 0, to = hi - x < 8 ? hi - x : 8;
+        const __mmask32 checked = to > from ? (__mmask32)((to >= 8 ? 0xFFFFFFFFu : (1u << (to * 4)) - 1) & ~((1u << (from * 4)) - 1))
+                                            : 0;
+        const __m256i bytes = _mm256_maskz_loadu_epi8(inside, row + x * 4);
+        alphas |= _mm256_mask_cmpneq_epi8_mask(checked & 0x88888888u, bytes, opaque);
+        _mm512_storeu_si512(lanes + (b - first) * 32, _mm512_maskz_permutexvar_epi8(even, order, _mm512_zextsi256_si512(bytes)));
+    }
+    return alphas == 0;
+}
+
+/// Four outputs' sums over `blocks` channel-lane blocks each from `p[j]`, with packed weights
+/// from `w[j]` (zero past an output's own blocks, so a group runs as long as its longest
+/// window); eight accumulators in flight. Returns channel `c` of output `j` in entry `4c + j`.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline __m512i taps4_vnni(const int16_t *const p[4], const int16_t *const w[4], ptrdiff_t blocks) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512(), a2 = _mm512_setzero_si512();
+    __m512i a3 = _mm512_setzero_si512(), b0 = _mm512_setzero_si512(), b1 = _mm512_setzero_si512();
+    __m512i b2 = _mm512_setzero_si512(), b3 = _mm512_setzero_si512();
+#define WI_TAP(J, A, B)                                                                                                \
+    A = _mm512_dpwssd_epi32(A, _mm512_loadu_si512(p[J] + (B) * 32),                                                    \
+        _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(w[J] + (B) * 8))))
+    ptrdiff_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        WI_TAP(0, a0, b);
+        WI_TAP(1, a1, b);
+        WI_TAP(2, a2, b);
+        WI_TAP(3, a3, b);
+        WI_TAP(0, b0, b + 1);
+        WI_TAP(1, b1, b + 1);
+        WI_TAP(2, b2, b + 1);
+        WI_TAP(3, b3, b + 1);
+    }
+    if (b < blocks) {
+        WI_TAP(0, a0, b);
+        WI_TAP(1, a1, b);
+        WI_TAP(2, a2, b);
+        WI_TAP(3, a3, b);
+    }
+#undef WI_TAP
+    a0 = _mm512_add_epi32(a0, b0);
+    a1 = _mm512_add_epi32(a1, b1);
+    a2 = _mm512_add_epi32(a2, b2);
+    a3 = _mm512_add_epi32(a3, b3);
+    // Each lane (a channel) holds four partial sums per output: add entries 0 + 2 and 1 + 3 of
+    // two outputs at once, then the two halves.
+    const __m512i x = _mm512_add_epi32(_mm512_unpacklo_epi32(a0, a1), _mm512_unpackhi_epi32(a0, a1));
+    const __m512i y = _mm512_add_epi32(_mm512_unpacklo_epi32(a2, a3), _mm512_unpackhi_epi32(a2, a3));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y));
+}
+
+/// `wi_resample_horizontal_packed` at level 4: the blocks the plan's groups read widened into
+/// `scratch` (aligned to 64 bytes inside it; at most `row_width / 4 + 2` blocks of 32 `int16`,
+/// as a window starts inside the row and spans at most `(row_width + 14) / 8` blocks), then
+/// four outputs at a time as the plan groups them.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal_vnni(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan, const int16_t *weights,
+    ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    // The next row's span fetched into L2 a few lines per group, while this one computes: the
+    // widening then finds it there instead of waiting on memory line by line.
+    const char *fetch = next ? (const char *)next + lo * 4 : NULL, *fetchEnd = next ? (const char *)next + hi * 4 : NULL;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const int opaque = widen_lanes_vnni(row, row_width, first, end, lo, hi, lanes);
+    if (!opaque) return 0;
+    const __m512i half = _mm512_set1_epi32(1 << (shift - 1));
+    const __m512i off = _mm512_set1_epi32(offset);
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    // Entry 4c + j (channel c of output j) to 4j + c.
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64) _mm_prefetch(fetch, _MM_HINT_T1);
+        __m512i sum = taps4_vnni(p, w, g[4]);
+        sum = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sum, half), count), off);
+        // The low 16 bits of each entry (the Swift pass truncates the same way).
+        const __m256i values = _mm512_cvtepi32_epi16(_mm512_permutexvar_epi32(transpose, sum));
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out + i * 4), values);
+        } else {
+            int16_t tail[16];
+            _mm256_storeu_si256((__m256i *)tail, values);
+            memcpy(out + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+    return 1;
+}
+
 /// `load_premultiplied_portable` four pixels at a time: the bytes reordered into pairs,
 /// widened, times `[a a a 255]` per pixel (the products fit 16 bits unsigned), then the sign
 /// bit flipped, which subtracts 32768.
@@ -402,6 +622,157 @@ static void vertical_avx2(
         const int16_t *tails[2 * 64];
         for (ptrdiff_t t = 0; t < 2 * pair_count; t++) tails[t] = rows[t] + x * 4;
         vertical_portable(tails, weights, pair_count, width - x, shift, out + x * 4);
+    }
+}
+
+/// `widen_lanes_vnni` for rows with transparency: each pixel premultiplied exactly, as the
+/// `int16` values `x·a − 32768` (`x` its red, green, blue, and 255 for alpha; as
+/// `load_premultiplied_portable`), in channel lanes. Pixels missing past the row come out as
+/// −32768 (only zero weights reach them). Returns whether pixels `lo..<hi` all have alpha 255.
+__attribute__((target(WI_VNNI_TARGET)))
+static int premultiply_lanes_vnni(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t first, ptrdiff_t end, ptrdiff_t lo, ptrdiff_t hi, int16_t *lanes) {
+    __mmask64 even = 0x5555555555555555ull;
+    __asm__("" : "+k"(even));
+    const __m512i order = lanes_order_vnni();
+    // Every lane: the eight alpha bytes widened.
+    int8_t idx[64];
+    for (int c = 0; c < 4; c++)
+        for (int x = 0; x < 8; x++) idx[16 * c + 2 * x] = (int8_t)(4 * x + 3), idx[16 * c + 2 * x + 1] = 0;
+    const __m512i alphaOrder = _mm512_loadu_si512(idx);
+    const __m512i full = _mm512_set1_epi16(255), flip = _mm512_set1_epi16((short)0x8000);
+    const __m256i opaque = _mm256_set1_epi8(-1);
+    // Lane 3 (alpha) multiplies 255 by alpha; the products fit 16 bits unsigned.
+#define WI_PREMULTIPLY(B, BYTES)                                                                                       \
+    _mm512_storeu_si512(lanes + ((B) - first) * 32,                                                                    \
+        _mm512_xor_si512(_mm512_mullo_epi16(                                                                            \
+            _mm512_mask_mov_epi16(_mm512_maskz_permutexvar_epi8(even, order, BYTES), 0xFF000000u, full),               \
+            _mm512_maskz_permutexvar_epi8(even, alphaOrder, BYTES)), flip))
+    const ptrdiff_t whole = (lo + 7) >> 3, wholeEnd = hi >> 3 > whole ? hi >> 3 : whole;
+    __m256i all = opaque;
+    for (ptrdiff_t b = whole; b < wholeEnd; b++) {
+        const __m256i bytes = _mm256_loadu_si256((const __m256i *)(row + b * 32));
+        all = _mm256_and_si256(all, bytes);
+        WI_PREMULTIPLY(b, _mm512_zextsi256_si512(bytes));
+    }
+    __mmask32 alphas = _mm256_mask_cmpneq_epi8_mask(0x88888888u, all, opaque);
+    for (ptrdiff_t b = first; b < end; b++) {
+        if (b == whole && wholeEnd > whole) {
+            b = wholeEnd - 1;
+            continue;
+        }
+        const ptrdiff_t x = b * 8;
+        const ptrdiff_t have = row_width - x >= 8 ? 8 : row_width - x;
+        const __mmask32 inside = have >= 8 ? 0xFFFFFFFFu : have <= 0 ? 0 : (__mmask32)((1u << (have * 4)) - 1);
+        const ptrdiff_t from = lo > x ? lo - x : 0, to = hi - x < 8 ? hi - x : 8;
+        const __mmask32 checked = to > from ? (__mmask32)((to >= 8 ? 0xFFFFFFFFu : (1u << (to * 4)) - 1) & ~((1u << (from * 4)) - 1))
+                                            : 0;
+        const __m256i bytes = _mm256_maskz_loadu_epi8(inside, row + x * 4);
+        alphas |= _mm256_mask_cmpneq_epi8_mask(checked & 0x88888888u, bytes, opaque);
+        WI_PREMULTIPLY(b, _mm512_zextsi256_si512(bytes));
+    }
+#undef WI_PREMULTIPLY
+    return alphas == 0;
+}
+
+/// `wi_resample_horizontal_premultiplied16_packed` at level 4: the blocks the plan's groups read
+/// premultiplied into `scratch` (as `horizontal_vnni` widens them), four outputs at a time, and
+/// the sums to `int16` with the float steps of `convolve_premultiplied_avx2`.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal_premultiplied_vnni(
+    const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan, const int16_t *weights,
+    ptrdiff_t block_stride, float bias, float scale, int16_t *scratch, int16_t *out, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    const char *fetch = next ? (const char *)next + lo * 4 : NULL, *fetchEnd = next ? (const char *)next + hi * 4 : NULL;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const int opaque = premultiply_lanes_vnni(row, row_width, first, end, lo, hi, lanes);
+    const __m512 biases = _mm512_set1_ps(bias), scales = _mm512_set1_ps(scale), times = _mm512_set1_ps(128.0f);
+    const __m512i center = _mm512_set1_epi32(16384);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64) _mm_prefetch(fetch, _MM_HINT_T1);
+        const __m512i sum = _mm512_permutexvar_epi32(transpose, taps4_vnni(p, w, g[4]));
+        const __m512 v = _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(sum), biases), scales);
+        const __m512i q = _mm512_sub_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v, times)), center);
+        const __m256i values = _mm512_cvtsepi32_epi16(q);
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out + i * 4), values);
+        } else {
+            int16_t tail[16];
+            _mm256_storeu_si256((__m256i *)tail, values);
+            memcpy(out + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+    return opaque;
+}
+
+/// `vertical_avx2` on 512-bit registers without reordering: each row's `int16` values are
+/// multiplied in place, once by `[w 0]` (the even channels, red and blue, into their `int32`
+/// entries) and once by `[0 w]` (green and alpha), as a `vpdpwssd` with the weight broadcast
+/// from memory; the two sums are joined back into pixels once per 16 pixels, not once per row.
+/// The last pixels run under masks.
+__attribute__((target(WI_VNNI_TARGET)))
+static void vertical_vnni(
+    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    uint8_t *out) {
+    // Each row's weight as [w 0] and [0 w] int32 patterns (the dispatch keeps pair_count ≤ 64).
+    int32_t even[128], odd[128];
+    const ptrdiff_t count = 2 * pair_count;
+    for (ptrdiff_t k = 0; k < count; k++) {
+        const uint16_t w = (uint16_t)weights[8 * (k / 2) + k % 2];
+        even[k] = (int32_t)w;
+        odd[k] = (int32_t)((uint32_t)w << 16);
+    }
+    const __m512i half = _mm512_set1_epi32(1 << (shift - 1));
+    const __m512i bias = _mm512_set1_epi32(128);
+    const __m128i bits = _mm_cvtsi32_si128(shift);
+    const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
+    // packus_epi16 leaves 128-bit lanes as [0 | 1 | 2 | 3] of the first and second source
+    // interleaved: put the pixels back in order.
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    for (ptrdiff_t x = 0; x < width; x += 16) {
+        const ptrdiff_t n = width - x < 16 ? width - x : 16;
+        // 16 pixels are 64 int16: two registers; under masks for the last pixels.
+        const __mmask32 m0 = n >= 8 ? 0xFFFFFFFFu : (__mmask32)((1u << (n * 4)) - 1);
+        const __mmask32 m1 = n >= 16 ? 0xFFFFFFFFu : n <= 8 ? 0 : (__mmask32)((1u << ((n - 8) * 4)) - 1);
+        __m512i e0 = zero, o0 = zero, e1 = zero, o1 = zero;  // even rows
+        __m512i e2 = zero, o2 = zero, e3 = zero, o3 = zero;  // odd rows
+        for (ptrdiff_t k = 0; k < count; k += 2) {
+            const int16_t *r0 = rows[k] + x * 4, *r1 = rows[k + 1] + x * 4;
+            const __m512i p0 = _mm512_maskz_loadu_epi16(m0, r0), p1 = _mm512_maskz_loadu_epi16(m1, r0 + 32);
+            const __m512i q0 = _mm512_maskz_loadu_epi16(m0, r1), q1 = _mm512_maskz_loadu_epi16(m1, r1 + 32);
+            const __m512i we = _mm512_set1_epi32(even[k]), wo = _mm512_set1_epi32(odd[k]);
+            const __m512i ve = _mm512_set1_epi32(even[k + 1]), vo = _mm512_set1_epi32(odd[k + 1]);
+            e0 = _mm512_dpwssd_epi32(e0, p0, we);
+            o0 = _mm512_dpwssd_epi32(o0, p0, wo);
+            e1 = _mm512_dpwssd_epi32(e1, p1, we);
+            o1 = _mm512_dpwssd_epi32(o1, p1, wo);
+            e2 = _mm512_dpwssd_epi32(e2, q0, ve);
+            o2 = _mm512_dpwssd_epi32(o2, q0, vo);
+            e3 = _mm512_dpwssd_epi32(e3, q1, ve);
+            o3 = _mm512_dpwssd_epi32(o3, q1, vo);
+        }
+#define WI_ROUND(A, B)                                                                                                 \
+    _mm512_min_epi32(_mm512_max_epi32(                                                                                 \
+        _mm512_add_epi32(_mm512_sra_epi32(_mm512_add_epi32(_mm512_add_epi32(A, B), half), bits), bias), zero), top)
+        // Red and blue in the low half of each int32, green and alpha in the high half: the
+        // pixels' four int16 channels again, now 0…255.
+        const __m512i lo = _mm512_or_si512(WI_ROUND(e0, e2), _mm512_slli_epi32(WI_ROUND(o0, o2), 16));
+        const __m512i hi = _mm512_or_si512(WI_ROUND(e1, e3), _mm512_slli_epi32(WI_ROUND(o1, o3), 16));
+#undef WI_ROUND
+        const __m512i bytes = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(lo, hi));
+        _mm512_mask_storeu_epi8(out + x * 4, n >= 16 ? ~(__mmask64)0 : (((__mmask64)1 << (n * 4)) - 1), bytes);
     }
 }
 
@@ -538,7 +909,9 @@ static int detect_level(void) {
     // system's saving of the vector registers).
     if (!__builtin_cpu_supports("avx2")) return 0;
     if (forced && strcmp(forced, "avx2") == 0) return 1;
-    return __builtin_cpu_supports("avx512bw") ? 3 : 1;
+    if (!__builtin_cpu_supports("avx512bw")) return 1;
+    if (forced && strcmp(forced, "avx512bw") == 0) return 3;
+    return __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni") ? 4 : 3;
 #elif WI_NEON
     return 2;
 #else
@@ -563,7 +936,7 @@ int wi_resample_horizontal(
     if (outputs <= 0) return 1;
 #if WI_X86
     if (level > wi_resample_kernels_level()) level = 0;
-    if (level == 3) {
+    if (level >= 3) {
         return horizontal_avx512(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
     }
     if (level == 1) {
@@ -579,6 +952,25 @@ int wi_resample_horizontal(
     return horizontal_portable(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
 }
 
+int wi_resample_horizontal_packed(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch,
+    int16_t *out, const uint8_t *next) {
+    if (outputs <= 0) return 1;
+#if WI_X86
+    if (level > wi_resample_kernels_level()) level = 0;
+    if (level == 4) {
+        return horizontal_vnni(row, row_width, outputs, plan, weights, block_stride, shift, offset, scratch, out, next);
+    }
+#endif
+    (void)level;
+    (void)plan;
+    (void)next;
+    (void)row_width;
+    (void)scratch;
+    return horizontal_portable_packed(row, outputs, starts, counts, weights, block_stride, shift, offset, out);
+}
+
 static int horizontal_premultiplied(
     int level, const uint8_t *row, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
     const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
@@ -589,9 +981,9 @@ static int horizontal_premultiplied(
     const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
     if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
-    if (level == 1 || level == 3) {
+    if (level == 1 || level >= 3) {
         const int opaque = load_premultiplied_avx2(row, span_start, span_end, pairs);
-        if (level == 3) {
+        if (level >= 3) {
             convolve_premultiplied_avx512(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out, out16);
         } else {
             convolve_premultiplied_avx2(pairs, outputs, starts, counts, weights, block_stride, bias, scale, out, out16);
@@ -622,13 +1014,55 @@ int wi_resample_horizontal_premultiplied16(
         level, row, span_start, span_end, outputs, starts, counts, weights, block_stride, precision, pairs, NULL, out);
 }
 
+int wi_resample_horizontal_premultiplied16_packed(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision, int16_t *scratch, int16_t *out,
+    const uint8_t *next) {
+    if (outputs <= 0) return 1;
+    // The constants of `horizontal_premultiplied`, so that every path rounds alike.
+    const float bias = (float)((int64_t)32768 << precision);
+    const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 4) {
+        return horizontal_premultiplied_vnni(row, row_width, outputs, plan, weights, block_stride, bias, scale, scratch, out, next);
+    }
+#endif
+    (void)row_width;
+    (void)plan;
+    (void)scratch;
+    (void)next;
+    // Portable: each tap premultiplied where it is read.
+    uint8_t alpha = 255;
+    ptrdiff_t checked = first_start(starts, outputs);
+    for (ptrdiff_t i = 0; i < outputs; i++) {
+        int32_t sum[4] = {0, 0, 0, 0};
+        const int16_t *w = weights + i * block_stride * 8 + (starts[i] & 7);
+        for (ptrdiff_t k = 0; k < counts[i]; k++) {
+            const uint8_t *px = row + (starts[i] + k) * 4;
+            for (int c = 0; c < 4; c++) sum[c] += (int32_t)(int16_t)((c == 3 ? 255 : px[c]) * px[3] - 32768) * w[k];
+        }
+        for (int c = 0; c < 4; c++) {
+            const float v = ((float)sum[c] + bias) * scale;
+            const long q = lrintf(v * 128.0f) - 16384;
+            out[i * 4 + c] = (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+        }
+        const ptrdiff_t end = starts[i] + counts[i];
+        if (end > checked) {
+            alpha &= alpha_and(row, checked, end);
+            checked = end;
+        }
+    }
+    return alpha == 255;
+}
+
 void wi_resample_vertical_premultiplied(
     int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
     uint8_t *out) {
     const float scale = (float)(1.0 / (double)((int64_t)1 << shift));
     if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
-    if ((level == 1 || level == 3) && pair_count <= 64) {
+    if ((level == 1 || level >= 3) && pair_count <= 64) {
         vertical_premultiplied_avx2(rows, weights, pair_count, width, scale, out);
         return;
     }
@@ -641,7 +1075,11 @@ void wi_resample_vertical(
     uint8_t *out) {
     if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
-    if ((level == 1 || level == 3) && pair_count <= 64) {
+    if (level == 4 && pair_count <= 64) {
+        vertical_vnni(rows, weights, pair_count, width, shift, out);
+        return;
+    }
+    if ((level == 1 || level >= 3) && pair_count <= 64) {
         vertical_avx2(rows, weights, pair_count, width, shift, out);
         return;
     }

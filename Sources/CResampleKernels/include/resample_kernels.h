@@ -6,9 +6,11 @@
 
 /// The widest kernel set this CPU runs: 0 none (the portable Swift passes), 1 AVX2 (x86-64,
 /// checked at run time), 2 NEON (arm64, always present there), 3 AVX-512BW (x86-64, checked at
-/// run time; the horizontal pass on 512-bit registers, the rest as AVX2). The environment
-/// variable `WEBIMAGE_RESAMPLE_KERNELS=portable` makes it 0 and `=avx2` at most 1 (to compare,
-/// or to rule the kernels out).
+/// run time; the horizontal pass on 512-bit registers, the rest as AVX2), 4 AVX-512BW with VBMI
+/// and VNNI (Ice Lake and later: the opaque horizontal pass four outputs at a time, pixels
+/// widened by one byte permutation, `vpdpwssd`; the rest as 3). The environment variable
+/// `WEBIMAGE_RESAMPLE_KERNELS=portable` makes it 0, `=avx2` at most 1 and `=avx512bw` at most 3
+/// (to compare, or to rule the kernels out).
 int wi_resample_kernels_level(void);
 
 /// The horizontal fixed-point pass over one RGBA8 row, which also checks that the row is
@@ -37,6 +39,29 @@ int wi_resample_horizontal(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out);
 
+/// `wi_resample_horizontal` with the weights packed and counted from a multiple of eight: each
+/// output has `block_stride` blocks of eight `int16` from `weights + i * block_stride * 8`, its
+/// weight k at position `j = k + (starts[i] & 7)`, zero at the positions before and past its
+/// taps (`block_stride` covers `counts[i] + 7` positions for every output). Level 4 (AVX-512
+/// VBMI + VNNI) widens the row's span once and runs four outputs at a time as `plan`
+/// (`wi_resample_packed_plan` of the same `starts` and `counts`) groups them; the other levels
+/// run portable C (level 3 and below run `wi_resample_horizontal` faster).
+/// `scratch`: at least `(2 * row_width + 32) * 4` `int16`. Returns 0 as soon as the span is found
+/// not opaque (then `out` is untouched). `next`: the row to be filtered next (`row_width` pixels),
+/// or NULL; its span is prefetched into cache while this one is filtered (it is not read).
+int wi_resample_horizontal_packed(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch,
+    int16_t *out, const uint8_t *next);
+
+/// The number of `int32` entries `wi_resample_packed_plan` writes for `outputs` outputs.
+ptrdiff_t wi_resample_packed_plan_count(ptrdiff_t outputs);
+
+/// Groups `outputs` outputs (`starts`, `counts` as for `wi_resample_horizontal`; each below
+/// 2³¹) by four for `wi_resample_horizontal_packed`, once per table: the span they read, the
+/// block of eight pixels each window starts in and how many blocks the longest spans.
+void wi_resample_packed_plan(ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts, int32_t *plan);
+
 /// The horizontal fixed-point pass over one RGBA8 row that may have transparency, on
 /// premultiplied values, emitting premultiplied floats in 0…255 units.
 ///
@@ -61,6 +86,16 @@ int wi_resample_horizontal_premultiplied16(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t span_start, ptrdiff_t span_end, ptrdiff_t outputs,
     const ptrdiff_t *starts, const ptrdiff_t *counts, const int16_t *weights, ptrdiff_t block_stride, int precision,
     int16_t *pairs, int16_t *out);
+
+/// `wi_resample_horizontal_premultiplied16` with the packed weights, `plan`, `scratch` and `next`
+/// of `wi_resample_horizontal_packed`: level 4 premultiplies the blocks its groups read once,
+/// in channel lanes, and runs four outputs at a time; the other levels run portable C (level 3
+/// and below run `wi_resample_horizontal_premultiplied16` faster). The values are the same.
+/// Returns whether the pixels of the span the outputs read all have alpha 255.
+int wi_resample_horizontal_premultiplied16_packed(
+    int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
+    const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision, int16_t *scratch, int16_t *out,
+    const uint8_t *next);
 
 /// The vertical fixed-point pass over rows of `wi_resample_horizontal_premultiplied16`, as
 /// `wi_resample_vertical` but with each pixel's sums taken as premultiplied floats,

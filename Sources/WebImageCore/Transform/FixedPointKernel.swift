@@ -1,3 +1,5 @@
+import CResampleKernels
+
 /// The horizontal weights of a ``KernelTable`` in 16-bit fixed point, for rows whose pixels are
 /// all opaque (their premultiplied values are the bytes themselves).
 ///
@@ -29,6 +31,14 @@ struct FixedPointKernel {
     let taps: [Int16]
     /// Blocks of eight positions per output in ``taps``.
     let blockStride: Int
+    /// The same weights packed, for the AVX-512 VNNI kernel (`wi_resample_horizontal_packed`):
+    /// per output ``packedBlockStride`` blocks of eight, counted from the multiple of eight at
+    /// or below its start.
+    let packedTaps: [Int16]
+    /// Blocks of eight positions per output in ``packedTaps``.
+    let packedBlockStride: Int
+    /// How that kernel groups the outputs by four (`wi_resample_packed_plan`).
+    let plan: [Int32]
 
     /// The fixed-point form of `table`, or `nil` when its weights do not fit 16 bits with
     /// useful precision or its sums could overflow 32 bits (then the `Float` path is used).
@@ -54,6 +64,8 @@ struct FixedPointKernel {
         var widest = 0
         let blockStride = (stride + 1 + 7) / 8
         var taps = [Int16](repeating: 0, count: outputs * blockStride * 32)
+        let packedBlockStride = (stride + 7 + 7) / 8
+        var packedTaps = [Int16](repeating: 0, count: outputs * packedBlockStride * 8)
         let weights = [SIMD8<Int16>](unsafeUninitializedCapacity: total) { buffer, initialized in
             buffer.initialize(repeating: .zero)
             initialized = total
@@ -85,6 +97,7 @@ struct FixedPointKernel {
                             let at = (output * blockStride + j / 8) * 32 + position / 2 * 8 + position % 2
                             let w = Int16(quantised[k])
                             (taps[at], taps[at + 2], taps[at + 4], taps[at + 6]) = (w, w, w, w)
+                            packedTaps[output * packedBlockStride * 8 + k + (table.starts[output] & 7)] = w
                         }
                     }
                     next += steps[group] * width
@@ -101,6 +114,17 @@ struct FixedPointKernel {
         self.widest = widest
         self.taps = taps
         self.blockStride = blockStride
+        self.packedTaps = packedTaps
+        self.packedBlockStride = packedBlockStride
+        self.plan = table.starts.withUnsafeBufferPointer { starts in
+            table.counts.withUnsafeBufferPointer { counts in
+                let count = wi_resample_packed_plan_count(outputs)
+                return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    wi_resample_packed_plan(outputs, starts.baseAddress, counts.baseAddress, buffer.baseAddress)
+                    initialized = count
+                }
+            }
+        }
     }
 
     /// Convolves one row of ``PixelPairs`` (indexed by input position) into `output`, as

@@ -14,6 +14,13 @@ struct PremultipliedKernel {
     let taps: [Int16]
     /// Blocks of eight positions per output in ``taps``.
     let blockStride: Int
+    /// The same weights packed and counted from a multiple of eight, for the AVX-512 VNNI kernel
+    /// (as ``FixedPointKernel/packedTaps``).
+    let packedTaps: [Int16]
+    /// Blocks of eight positions per output in ``packedTaps``.
+    let packedBlockStride: Int
+    /// How that kernel groups the outputs by four (`wi_resample_packed_plan`).
+    let plan: [Int32]
     /// The weights' fractional bits (at most 15, so that the offset sum fits 32 bits).
     let precision: Int
     /// The largest sum of one output's weights' magnitudes, in units of `2^-precision`.
@@ -26,6 +33,8 @@ struct PremultipliedKernel {
         let outputs = table.counts.count
         let blockStride = (table.stride + 1 + 7) / 8
         var taps = [Int16](repeating: 0, count: outputs * blockStride * 32)
+        let packedBlockStride = (table.stride + 7 + 7) / 8
+        var packedTaps = [Int16](repeating: 0, count: outputs * packedBlockStride * 8)
         var quantised = [Int](repeating: 0, count: table.stride + 1)
         var widest = 0
         for output in 0..<outputs {
@@ -39,21 +48,33 @@ struct PremultipliedKernel {
                 let at = (output * blockStride + j / 8) * 32 + position / 2 * 8 + position % 2
                 let w = Int16(quantised[k])
                 (taps[at], taps[at + 2], taps[at + 4], taps[at + 6]) = (w, w, w, w)
+                packedTaps[output * packedBlockStride * 8 + k + (table.starts[output] & 7)] = w
             }
         }
         self.taps = taps
         self.blockStride = blockStride
+        self.packedTaps = packedTaps
+        self.packedBlockStride = packedBlockStride
+        self.plan = table.starts.withUnsafeBufferPointer { starts in
+            table.counts.withUnsafeBufferPointer { counts in
+                let count = wi_resample_packed_plan_count(outputs)
+                return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    wi_resample_packed_plan(outputs, starts.baseAddress, counts.baseAddress, buffer.baseAddress)
+                    initialized = count
+                }
+            }
+        }
         self.precision = precision
         self.widest = widest
     }
 
-    /// Whether ``filter16(level:_:width:table:pairs:into:)``'s values fit `Int16`: the weights' magnitudes add up to at most 2, so they stay within
+    /// Whether ``filter16(level:_:width:table:pairs:into:next:)``'s values fit `Int16`: the weights' magnitudes add up to at most 2, so they stay within
     /// −255…510 levels before the offset, as ``OpaqueRows`` needs.
     var fitsInt16: Bool { widest <= 2 << precision }
 
     /// The `Int16` values ``filter(level:_:width:table:pairs:into:)`` needs in `pairs` for rows
     /// of `width` pixels.
-    static func pairCount(width: Int) -> Int { (width + 16) * 4 }
+    static func pairCount(width: Int) -> Int { (2 * width + 32) * 4 }
 
     /// One RGBA8 source row (`width` pixels) filtered horizontally into `output` as
     /// premultiplied floats in 0…255 units, like ``KernelTable/convolve(_:into:)`` after
@@ -80,13 +101,29 @@ struct PremultipliedKernel {
 
     /// ``filter(level:_:width:table:pairs:into:)`` into `output` as ``OpaqueRows`` values,
     /// `(v − 128) · 128` rounded to nearest, for ``resampleVertical(level:_:count:weights:output:width:into:)``
-    /// (only when ``fitsInt16``).
+    /// (only when ``fitsInt16``). `next`: the row filtered next, if any (level 4 prefetches it).
     @inline(__always)
     func filter16(
         level: Int32, _ row: UnsafePointer<UInt8>, width: Int, table: KernelTable, pairs: UnsafeMutablePointer<Int16>,
-        into output: UnsafeMutablePointer<SIMD4<Int16>>
+        into output: UnsafeMutablePointer<SIMD4<Int16>>, next: UnsafePointer<UInt8>? = nil
     ) -> Bool {
-        table.starts.withUnsafeBufferPointer { starts in
+        if level == 4 {
+            // The packed weights, the row premultiplied once into `pairs` as channel lanes.
+            return table.starts.withUnsafeBufferPointer { starts in
+                table.counts.withUnsafeBufferPointer { counts in
+                    packedTaps.withUnsafeBufferPointer { taps in
+                        plan.withUnsafeBufferPointer { plan in
+                            UnsafeMutableRawPointer(output).withMemoryRebound(to: Int16.self, capacity: starts.count * 4) { out in
+                                wi_resample_horizontal_premultiplied16_packed(
+                                    level, row, width, starts.count, starts.baseAddress, counts.baseAddress, plan.baseAddress,
+                                    taps.baseAddress, packedBlockStride, Int32(precision), pairs, out, next) != 0
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return table.starts.withUnsafeBufferPointer { starts in
             table.counts.withUnsafeBufferPointer { counts in
                 taps.withUnsafeBufferPointer { taps in
                     UnsafeMutableRawPointer(output).withMemoryRebound(to: Int16.self, capacity: starts.count * 4) { out in
@@ -99,7 +136,7 @@ struct PremultipliedKernel {
         }
     }
 
-    /// Output row `y` from `count` rows of ``filter16(level:_:width:table:pairs:into:)`` values (`rows[count]` readable too, its weight is zero) with the vertical weights
+    /// Output row `y` from `count` rows of ``filter16(level:_:width:table:pairs:into:next:)`` values (`rows[count]` readable too, its weight is zero) with the vertical weights
     /// `weights`, divided by alpha into straight RGBA8 `bytes` (as ``Premultiplied/store(_:_:_:)``).
     @inline(__always)
     static func resampleVertical(

@@ -57,8 +57,9 @@ public struct Resampler: Sendable {
     /// compare the wide sets with the portable C.
     var premultipliedPortable = false
 
-    /// The vector kernels the fixed-point passes for opaque pixels run on here: "avx2" or
-    /// "avx512bw" (x86-64 CPUs that have them, found at run time), "neon" (arm64) or "portable"
+    /// The vector kernels the fixed-point passes for opaque pixels run on here: "avx2",
+    /// "avx512bw" or "avx512vnni" (AVX-512BW with VBMI and VNNI; x86-64 CPUs that have them,
+    /// found at run time), "neon" (arm64) or "portable"
     /// (the Swift passes at the architecture's baseline, also when
     /// `WEBIMAGE_RESAMPLE_KERNELS=portable` is set; `=avx2` caps it at AVX2). The
     /// pixels are the same with every one.
@@ -331,9 +332,11 @@ public struct Resampler: Sendable {
                 // The opacity of the row's span is found while the row is read for the pass;
                 // a row with transparency ends this path (its slot's values are not used).
                 if wide {
+                    // The row after it is read next (or soon after), unless it is past the table's.
+                    let next = ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil
                     guard WideKernels.horizontal(
                         level: level, sourceRow, width: sw, table: xTable, kernel: xFixed, scratch: scratch,
-                        into: ring + (ringEnd % capacity) * dw)
+                        into: ring + (ringEnd % capacity) * dw, next: next)
                     else { return y }
                 } else {
                     guard PixelPairs.load(sourceRow, from: lo, to: end, into: pairs) else { return y }
@@ -379,9 +382,10 @@ public struct Resampler: Sendable {
             let count = yTable.counts[y]
             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
             while ringEnd < start + count {
+                let sourceRow = base + ringEnd * sw * 4
                 _ = xKernel.filter16(
-                    level: level, base + ringEnd * sw * 4, width: sw, table: xTable, pairs: pairs,
-                    into: ring + (ringEnd % capacity) * dw)
+                    level: level, sourceRow, width: sw, table: xTable, pairs: pairs, into: ring + (ringEnd % capacity) * dw,
+                    next: ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil)
                 ringEnd += 1
                 ringStart = max(ringStart, ringEnd - capacity)
             }

@@ -14,13 +14,14 @@ enum WideKernels {
     static var available: Bool { level > 0 }
 
     /// The widest kernel set here (`wi_resample_kernels_level`): 0 none, 1 AVX2, 2 NEON,
-    /// 3 AVX-512BW.
+    /// 3 AVX-512BW, 4 AVX-512BW with VBMI and VNNI.
     static let level: Int32 = wi_resample_kernels_level()
 
     /// Every kernel set this machine runs, widest first (tests compare each with the portable
     /// passes).
     static var levels: [Int32] {
         switch level {
+        case 4: [4, 3, 1]
         case 3: [3, 1]
         case 0: []
         default: [level]
@@ -28,9 +29,9 @@ enum WideKernels {
     }
 
     /// Whether kernel set `level` has the premultiplied passes for rows with transparency
-    /// (``PremultipliedKernel``): AVX2 and AVX-512BW. Elsewhere their portable C is slower than
+    /// (``PremultipliedKernel``): AVX2 and both AVX-512 sets. Elsewhere their portable C is slower than
     /// the `Float` path, so those rows take that.
-    static func hasPremultiplied(_ level: Int32) -> Bool { level == 1 || level == 3 }
+    static func hasPremultiplied(_ level: Int32) -> Bool { level == 1 || level == 3 || level == 4 }
 
     /// The name of kernel set `level`, for benchmarks and logs.
     static func name(_ level: Int32) -> String {
@@ -38,6 +39,7 @@ enum WideKernels {
         case 1: "avx2"
         case 2: "neon"
         case 3: "avx512bw"
+        case 4: "avx512vnni"
         default: "portable"
         }
     }
@@ -46,28 +48,40 @@ enum WideKernels {
     /// ``OpaqueRows`` values, as the portable ``FixedPointKernel`` pass makes them. Returns
     /// whether the row is opaque over the table's span (`firstInput..<endInput`), found in the
     /// same walk over its pixels; when it is not, `output` is of no use.
-    /// `scratch`: ``scratchCount(width:)`` values (the kernels copy the row's last pixels there).
+    /// `scratch`: ``scratchCount(width:)`` values (the kernels copy the row's last pixels there,
+    /// or widen the row there). `next`: the row filtered next, if any (level 4 prefetches it).
     @inline(__always)
     static func horizontal(
         level: Int32, _ row: UnsafePointer<UInt8>, width: Int, table: KernelTable, kernel: FixedPointKernel,
-        scratch: UnsafeMutablePointer<Int16>, into output: UnsafeMutablePointer<SIMD4<Int16>>
+        scratch: UnsafeMutablePointer<Int16>, into output: UnsafeMutablePointer<SIMD4<Int16>>, next: UnsafePointer<UInt8>? = nil
     ) -> Bool {
         let shift = Int32(kernel.precision - OpaqueRows.fraction)
+        // Level 4 reads the packed weights (a quarter of the bytes), the others the spread ones.
+        let packed = level == 4
         return table.starts.withUnsafeBufferPointer { starts in
             table.counts.withUnsafeBufferPointer { counts in
-                kernel.taps.withUnsafeBufferPointer { taps in
+                (packed ? kernel.packedTaps : kernel.taps).withUnsafeBufferPointer { taps in
                     UnsafeMutableRawPointer(output).withMemoryRebound(to: Int16.self, capacity: starts.count * 4) { out in
-                        wi_resample_horizontal(
-                            level, row, width, starts.count, starts.baseAddress, counts.baseAddress, taps.baseAddress,
-                            kernel.blockStride, shift, Int32(128 << OpaqueRows.fraction), scratch, out) != 0
+                        let opaque =
+                            packed
+                            ? kernel.plan.withUnsafeBufferPointer { plan in
+                                wi_resample_horizontal_packed(
+                                    level, row, width, starts.count, starts.baseAddress, counts.baseAddress, plan.baseAddress,
+                                    taps.baseAddress, kernel.packedBlockStride, shift, Int32(128 << OpaqueRows.fraction), scratch,
+                                    out, next)
+                            }
+                            : wi_resample_horizontal(
+                                level, row, width, starts.count, starts.baseAddress, counts.baseAddress, taps.baseAddress,
+                                kernel.blockStride, shift, Int32(128 << OpaqueRows.fraction), scratch, out)
+                        return opaque != 0
                     }
                 }
             }
         }
     }
 
-    /// The scratch ``horizontal(level:_:width:table:kernel:scratch:into:)`` needs for rows of `width` pixels.
-    static func scratchCount(width: Int) -> Int { (width + 16) * 4 }
+    /// The scratch ``horizontal(level:_:width:table:kernel:scratch:into:next:)`` needs for rows of `width` pixels.
+    static func scratchCount(width: Int) -> Int { (2 * width + 32) * 4 }
 
     /// Output row `y` of ``OpaqueRows`` from `count` filtered rows (`rows[count]` readable too,
     /// as there), `width` pixels, into RGBA8 `bytes`.
