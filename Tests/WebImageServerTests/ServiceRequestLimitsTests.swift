@@ -27,6 +27,23 @@ import WebImageTesting
         #expect(raised.status == 413, "a request cannot raise the service's limit: \(raised.text)")
     }
 
+    @Test("Given max_src_resolution on an animation, then its frames count together, as imgproxy documents, unless max_animation_frame_resolution limits each frame")
+    func sourceResolutionOfAnimations() async throws {
+        let gif = try TestImages.animatedGIF(frames: 3)  // 40×30 frames: 1200 pixels each, 3600 in all
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/anim.gif", .ok(gif, contentType: "image/gif"))
+        let summed = try await harness.get(harness.plainPath("/anim.gif", options: "msr:0.002", ext: "gif"))
+        #expect(summed.status == 413, "3600 pixels in all over 2000: \(summed.text)")
+        #expect(summed.text.contains("max_src_resolution"), "\(summed.text)")
+        for (options, reason) in [
+            ("msr:0.0036", "3600 pixels in all"), ("msr:0.002/mafr:0.0012", "each frame within max_animation_frame_resolution"),
+        ] {
+            let reply = try await harness.get(harness.plainPath("/anim.gif", options: options, ext: "gif"))
+            #expect(reply.status == 200, "\(options) (\(reason)): \(reply.text)")
+        }
+    }
+
     @Test("Given max_src_file_size, then a source over it is 413, also for raw; a larger value does not raise the service's")
     func sourceFileSize() async throws {
         let png = try TestImages.png(width: 40, height: 30)

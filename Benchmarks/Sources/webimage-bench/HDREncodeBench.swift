@@ -47,3 +47,34 @@ enum HDREncodeBench {
         print(fields.joined(separator: " "))
     }
 }
+
+/// `webimage-bench hdr-bitmap RAW WIDTH HEIGHT ITERATIONS`: the cost of laying out RGBA16 PQ
+/// pixels (RAW, as for `hdr-encode`) for Core Graphics (``HDRBitmap``, what the Apple adapters'
+/// `makeCGImage` does before calling Core Graphics): BT.709 primaries, converted to BT.2020, and
+/// the same samples described as BT.2020, kept. Prints the median process CPU milliseconds of
+/// each as `bt709_cpu_ms=… bt2020_cpu_ms=…`.
+enum HDRBitmapBench {
+    static func run(raw: String, width: Int, height: Int, iterations: Int) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        guard width > 0, height > 0, data.count == width * height * 8 else {
+            throw WebImageError.badImageData(reason: "\(raw) holds \(data.count) bytes, not \(width)×\(height) RGBA16 pixels")
+        }
+        let pixels = PixelBuffer(width: width, height: height, format: .rgba16, bytes: [UInt8](data))
+        let profiles = [1, 9].map { primaries in
+            ColorProfile(kind: .cicp(CICP(colorPrimaries: UInt16(primaries), transferCharacteristics: 16, matrixCoefficients: 0, fullRange: true)))
+        }
+        var samples: [[Double]] = [[], []]
+        var checksum = 0
+        for index in 0..<2 { checksum &+= HDRBitmap(pixels: pixels, colorProfile: profiles[index])?.bytes.count ?? 0 }
+        for _ in 0..<iterations {
+            for index in 0..<2 {
+                let start = clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID)
+                let bitmap = HDRBitmap(pixels: pixels, colorProfile: profiles[index])
+                samples[index].append(clockMilliseconds(CLOCK_PROCESS_CPUTIME_ID) - start)
+                if let bitmap { checksum &+= Int(bitmap.bytes[bitmap.bytes.count / 2]) }
+            }
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print(String(format: "bt709_cpu_ms=%.3f bt2020_cpu_ms=%.3f checksum=%d", median(samples[0]), median(samples[1]), checksum))
+    }
+}

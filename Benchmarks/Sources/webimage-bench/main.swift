@@ -5,6 +5,7 @@
 //        webimage-bench thumbnail FILE ITERATIONS BOX   (decode to fit BOX, encode JPEG q80)
 //        webimage-bench hdr-thumbnail WITH WITHOUT ITERATIONS BOX OUTDIR   (HDRBench.swift)
 //        webimage-bench hdr-encode RAW W H SCALE CHANNELS QUALITY ITERATIONS OUTDIR   (HDREncodeBench.swift)
+//        webimage-bench hdr-bitmap RAW W H ITERATIONS   (HDREncodeBench.swift)
 //        webimage-bench colour ITERATIONS   (colour conversion cost, ColourBench.swift)
 //        webimage-bench ssimulacra2 ITERATIONS [PAIRDIR]   (one 512x512 comparison, SSIMULACRA2Bench.swift;
 //          PAIRDIR: also write the pair there as ref.png and dist.png)
@@ -93,6 +94,17 @@ if arguments.count >= 10, arguments[1] == "hdr-encode", let width = Int(argument
         try HDREncodeBench.run(
             raw: arguments[2], width: width, height: height, scale: scale, channels: channels, quality: quality,
             iterations: iterations, outDirectory: arguments[9])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count >= 6, arguments[1] == "hdr-bitmap", let width = Int(arguments[3]), let height = Int(arguments[4]),
+    let iterations = Int(arguments[5]), iterations > 0
+{
+    do {
+        try HDRBitmapBench.run(raw: arguments[2], width: width, height: height, iterations: iterations)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))

@@ -125,29 +125,27 @@ public struct HDRBitmap: Sendable {
     /// `tables`), little endian; alpha kept.
     static func converted(_ pixels: PixelBuffer, matrix: Matrix3, tables: HDRBitmapTables) -> [UInt8] {
         let m = matrix.m.map { Float($0) }
-        let steps = HDRBitmapTables.encodeSteps
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        let steps = HDRBitmapTables.encodeSteps, scale = Float(HDRBitmapTables.encodeSteps)
         return pixels.withSamples16 { samples in
             tables.decode.withUnsafeBufferPointer { decode in
                 tables.encode.withUnsafeBufferPointer { encode in
-                    [UInt8](unsafeUninitializedCapacity: samples.count * 2) { out, initialized in
-                        func code(_ light: Float) -> UInt16 {
-                            // The table at light^(1/8), interpolated.
-                            let t = min(max(light, 0), 1).squareRoot().squareRoot().squareRoot() * Float(steps)
+                    [UInt8](unsafeUninitializedCapacity: samples.count * 2) { bytes, initialized in
+                        guard let out = UnsafeMutableRawPointer(bytes.baseAddress) else { return }
+                        // The table at light^(1/8), interpolated; rounded half up.
+                        @inline(__always) func code(_ light: Float) -> UInt16 {
+                            let t = min(max(light, 0), 1).squareRoot().squareRoot().squareRoot() * scale
                             let i = min(Int(t), steps - 1)
                             let value = encode[i] + (encode[i + 1] - encode[i]) * (t - Float(i))
-                            return UInt16(min(max(value.rounded(), 0), 65_535))
-                        }
-                        func store(_ value: UInt16, at index: Int) {
-                            out[2 * index] = UInt8(truncatingIfNeeded: value)
-                            out[2 * index + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                            return UInt16(min(max(value, 0), 65_535) + 0.5)
                         }
                         var i = 0
                         while i < samples.count {
                             let r = decode[Int(samples[i])], g = decode[Int(samples[i + 1])], b = decode[Int(samples[i + 2])]
-                            store(code(m[0] * r + m[1] * g + m[2] * b), at: i)
-                            store(code(m[3] * r + m[4] * g + m[5] * b), at: i + 1)
-                            store(code(m[6] * r + m[7] * g + m[8] * b), at: i + 2)
-                            store(samples[i + 3], at: i + 3)
+                            out.storeBytes(of: code(m0 * r + m1 * g + m2 * b).littleEndian, toByteOffset: 2 * i, as: UInt16.self)
+                            out.storeBytes(of: code(m3 * r + m4 * g + m5 * b).littleEndian, toByteOffset: 2 * i + 2, as: UInt16.self)
+                            out.storeBytes(of: code(m6 * r + m7 * g + m8 * b).littleEndian, toByteOffset: 2 * i + 4, as: UInt16.self)
+                            out.storeBytes(of: samples[i + 3].littleEndian, toByteOffset: 2 * i + 6, as: UInt16.self)
                             i += 4
                         }
                         initialized = samples.count * 2
