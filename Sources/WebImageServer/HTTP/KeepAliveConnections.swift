@@ -65,13 +65,17 @@ final class KeepAliveConnections: Sendable {
         _ = state.withLock { $0.idle.removeValue(forKey: id) }
     }
 
-    /// Connection `id` ended.
+    /// Connection `id` ended. When it was closed for the cap and the connections are still at
+    /// the cap (a client accepted meanwhile), the next idle one goes: otherwise connections that
+    /// turned idle while it was closing would stay open until their keep-alive timeout.
     func closed(_ id: UInt64) {
-        state.withLock { state in
+        let victim = state.withLock { state -> (any Channel)? in
             state.open -= 1
             state.idle.removeValue(forKey: id)
             state.shedding.remove(id)
+            return shed(&state)
         }
+        close(victim)
     }
 
     private func close(_ victim: (any Channel)?) {
