@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Runs one operation per key at a time; concurrent callers with the same key share its result
 /// (SPEC V-8: identical concurrent requests fetch and render once).
 ///
@@ -11,34 +9,18 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
     private struct Flight {
         var task: Task<Value, any Error>
         var interested: Int
-        /// The callers' outcomes, each given the result by the operation's task itself (no
-        /// task per caller to wait for it).
-        let waiters: FlightWaiters<Value>
     }
     private var running: [Key: Flight] = [:]
 
     /// The result of `operation` for `key`, started now or joined if already running.
     func run(_ key: Key, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task: Task<Value, any Error>
-        let waiters: FlightWaiters<Value>
         if let flight = running[key], !flight.task.isCancelled {
             task = flight.task
-            waiters = flight.waiters
             running[key]?.interested += 1
         } else {
-            let made = FlightWaiters<Value>()
-            task = Task {
-                do {
-                    let value = try await operation()
-                    made.finish(.success(value))
-                    return value
-                } catch {
-                    made.finish(.failure(error))
-                    throw error
-                }
-            }
-            waiters = made
-            running[key] = Flight(task: task, interested: 1, waiters: made)
+            task = Task { try await operation() }
+            running[key] = Flight(task: task, interested: 1)
         }
         // A caller that got the outcome ends the flight; a cancelled one leaves it to the others
         // (`lostInterest` ends it when nobody is left), so later identical requests still join.
@@ -49,7 +31,9 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 outcome.install(continuation)
-                waiters.add(outcome)
+                Task {
+                    do { outcome.finish(.success(try await task.value)) } catch { outcome.finish(.failure(error)) }
+                }
             }
         } onCancel: {
             Task { await self.lostInterest(key, task, outcome) }
@@ -77,36 +61,5 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
         } else {
             outcome.finish(.failure(CancellationError()))
         }
-    }
-}
-
-/// The outcomes waiting for one flight's operation, and its result once it is known: the
-/// operation's task hands the result to every waiter that joined, and a waiter that joins
-/// later gets it at once.
-final class FlightWaiters<Value: Sendable>: Sendable {
-    private struct State {
-        var waiting: [FirstResult<Value>] = []
-        var result: Result<Value, any Error>?
-    }
-    private let state = Mutex(State())
-
-    /// Delivers the result to `outcome` when it is known, now if it already is.
-    func add(_ outcome: FirstResult<Value>) {
-        let known = state.withLock { state -> Result<Value, any Error>? in
-            if let result = state.result { return result }
-            state.waiting.append(outcome)
-            return nil
-        }
-        if let known { outcome.finish(known) }
-    }
-
-    /// The operation ended with `result`: every waiter gets it.
-    func finish(_ result: Result<Value, any Error>) {
-        let waiting = state.withLock { state -> [FirstResult<Value>] in
-            state.result = result
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for outcome in waiting { outcome.finish(result) }
     }
 }
