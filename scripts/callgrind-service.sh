@@ -103,7 +103,7 @@ for line in open(sys.argv[1]):
         objects[fn] = ob
     elif line.startswith("calls="):
         after_calls = True
-    elif fn and line[:1].isdigit():
+    elif fn and line[:1] and line[0] in "0123456789+-*":
         if after_calls:
             after_calls = False  # the inclusive cost of a call, not this function's own
         else:
