@@ -625,6 +625,85 @@ static void vertical_avx2(
     }
 }
 
+/// `taps4_vnni` over two rows at once (channel-lane blocks at `p[j]` and `p[j] + second`),
+/// sharing each weight broadcast: the sums of row 0 in `*sum0`, of row 1 in `*sum1`.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline void taps4x2_vnni(const int16_t *const p[4], ptrdiff_t second, const int16_t *const w[4], ptrdiff_t blocks,
+                                __m512i *sum0, __m512i *sum1) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512(), a2 = _mm512_setzero_si512();
+    __m512i a3 = _mm512_setzero_si512(), c0 = _mm512_setzero_si512(), c1 = _mm512_setzero_si512();
+    __m512i c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
+#define WI_TAP2(J, A, C)                                                                                               \
+    do {                                                                                                               \
+        const __m512i weight = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(w[J] + b * 8)));              \
+        A = _mm512_dpwssd_epi32(A, _mm512_loadu_si512(p[J] + b * 32), weight);                                         \
+        C = _mm512_dpwssd_epi32(C, _mm512_loadu_si512(p[J] + second + b * 32), weight);                                \
+    } while (0)
+    for (ptrdiff_t b = 0; b < blocks; b++) {
+        WI_TAP2(0, a0, c0);
+        WI_TAP2(1, a1, c1);
+        WI_TAP2(2, a2, c2);
+        WI_TAP2(3, a3, c3);
+    }
+#undef WI_TAP2
+    __m512i x = _mm512_add_epi32(_mm512_unpacklo_epi32(a0, a1), _mm512_unpackhi_epi32(a0, a1));
+    __m512i y = _mm512_add_epi32(_mm512_unpacklo_epi32(a2, a3), _mm512_unpackhi_epi32(a2, a3));
+    *sum0 = _mm512_add_epi32(_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y));
+    x = _mm512_add_epi32(_mm512_unpacklo_epi32(c0, c1), _mm512_unpackhi_epi32(c0, c1));
+    y = _mm512_add_epi32(_mm512_unpacklo_epi32(c2, c3), _mm512_unpackhi_epi32(c2, c3));
+    *sum1 = _mm512_add_epi32(_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y));
+}
+
+/// `horizontal_vnni` over two rows at once (`taps4x2_vnni`), both widened into `scratch` first.
+/// Returns 0 as soon as either is found not opaque.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal2_vnni(
+    const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan,
+    const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out0,
+    int16_t *out1, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    const char *fetch = next ? (const char *)next + lo * 4 : NULL, *fetchEnd = next ? (const char *)next + hi * 4 : NULL;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const ptrdiff_t second = (end - first) * 32;
+    if (!widen_lanes_vnni(row0, row_width, first, end, lo, hi, lanes)) return 0;
+    if (!widen_lanes_vnni(row1, row_width, first, end, lo, hi, lanes + second)) return 0;
+    const __m512i half = _mm512_set1_epi32(1 << (shift - 1));
+    const __m512i off = _mm512_set1_epi32(offset);
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < 2 * linesPerGroup && fetch < fetchEnd; k++, fetch += 64) _mm_prefetch(fetch, _MM_HINT_T1);
+        __m512i sum0, sum1;
+        taps4x2_vnni(p, second, w, g[4], &sum0, &sum1);
+        sum0 = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sum0, half), count), off);
+        sum1 = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sum1, half), count), off);
+        const __m256i values0 = _mm512_cvtepi32_epi16(_mm512_permutexvar_epi32(transpose, sum0));
+        const __m256i values1 = _mm512_cvtepi32_epi16(_mm512_permutexvar_epi32(transpose, sum1));
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out0 + i * 4), values0);
+            _mm256_storeu_si256((__m256i *)(out1 + i * 4), values1);
+        } else {
+            int16_t tail[32];
+            _mm256_storeu_si256((__m256i *)tail, values0);
+            _mm256_storeu_si256((__m256i *)(tail + 16), values1);
+            memcpy(out0 + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+            memcpy(out1 + i * 4, tail + 16, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+    return 1;
+}
+
 /// `widen_lanes_vnni` for rows with transparency: each pixel premultiplied exactly, as the
 /// `int16` values `x·a − 32768` (`x` its red, green, blue, and 255 for alpha; as
 /// `load_premultiplied_portable`), in channel lanes. Pixels missing past the row come out as
@@ -1012,6 +1091,24 @@ int wi_resample_horizontal_premultiplied16(
     (void)row_width;
     return horizontal_premultiplied(
         level, row, span_start, span_end, outputs, starts, counts, weights, block_stride, precision, pairs, NULL, out);
+}
+
+int wi_resample_horizontal_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next) {
+    if (outputs <= 0) return 1;
+#if WI_X86
+    if (level > wi_resample_kernels_level()) level = 0;
+    if (level == 4) {
+        return horizontal2_vnni(
+            row0, row1, row_width, outputs, plan, weights, block_stride, shift, offset, scratch, out0, out1, next);
+    }
+#endif
+    return wi_resample_horizontal_packed(
+               level, row0, row_width, outputs, starts, counts, plan, weights, block_stride, shift, offset, scratch, out0, row1)
+        && wi_resample_horizontal_packed(
+            level, row1, row_width, outputs, starts, counts, plan, weights, block_stride, shift, offset, scratch, out1, next);
 }
 
 int wi_resample_horizontal_premultiplied16_packed(

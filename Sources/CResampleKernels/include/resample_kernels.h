@@ -54,6 +54,15 @@ int wi_resample_horizontal_packed(
     const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch,
     int16_t *out, const uint8_t *next);
 
+/// `wi_resample_horizontal_packed` over two rows at once (`row0` into `out0`, `row1` into
+/// `out1`; level 4 shares each weight load between them). Returns 1 when both are opaque over
+/// the span, else 0 (then neither output is of use). `scratch`: at least
+/// `(4 * row_width + 64) * 4` `int16`. `next`: the row to be filtered after `row1`, or NULL.
+int wi_resample_horizontal_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next);
+
 /// The number of `int32` entries `wi_resample_packed_plan` writes for `outputs` outputs.
 ptrdiff_t wi_resample_packed_plan_count(ptrdiff_t outputs);
 
