@@ -92,9 +92,9 @@ public struct Resampler: Sendable {
         let skipY = fullY && dh == sh
         let xTable = KernelTable(filter: filter, inSize: sw, outSize: dw, start: box.x, length: box.width)
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
-        let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
         let threads = maxThreads
         let level = min(kernelLevel, WideKernels.level)
+        let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable, packed: level == 4)
         let xPremultiplied =
             skipX || !usesFixedPoint || !(WideKernels.hasPremultiplied(level) || premultipliedPortable)
             ? nil : PremultipliedKernel(xTable)
@@ -331,6 +331,22 @@ public struct Resampler: Sendable {
                 let sourceRow = base + ringEnd * sw * 4
                 // The opacity of the row's span is found while the row is read for the pass;
                 // a row with transparency ends this path (its slot's values are not used).
+                if level == 4 && ringEnd + 1 < min(start + capacity, yTable.endInput) {
+                    // Two rows at once (each weight load serves both); the second may be one a
+                    // later output needs first (its slot is free: the ring holds `capacity`).
+                    let next = ringEnd + 2 < yTable.endInput ? UnsafePointer(sourceRow + 2 * sw * 4) : nil
+                    if WideKernels.horizontalPair(
+                        level: level, sourceRow, UnsafePointer(sourceRow + sw * 4), width: sw, table: xTable, kernel: xFixed,
+                        scratch: scratch, into: ring + (ringEnd % capacity) * dw, ring + ((ringEnd + 1) % capacity) * dw, next: next)
+                    {
+                        ringEnd += 2
+                        ringStart = max(ringStart, ringEnd - capacity)
+                        continue
+                    }
+                    // One of them has transparency: this output ends here if it needs both, else
+                    // the first is taken alone below (and the second found out when needed).
+                    if ringEnd + 1 < start + count { return y }
+                }
                 if wide {
                     // The row after it is read next (or soon after), unless it is past the table's.
                     let next = ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil
@@ -439,6 +455,8 @@ struct KernelTable {
     let firstInput: Int
     /// One past the highest input index any output reads.
     let endInput: Int
+    /// The largest weight's magnitude (the fixed-point forms' precision follows from it).
+    let largestWeight: Float
 
     /// Weights for mapping `length` input pixels starting at `start` (of `inSize`) onto
     /// `outSize` outputs, with Pillow's conventions (pixel centres at +0.5).
@@ -453,6 +471,7 @@ struct KernelTable {
         var weights = [Float](repeating: 0, count: outSize * stride)
         var lowest = inSize
         var highest = 0
+        var largest: Float = 0
         var row = [Double](repeating: 0, count: stride)
         let lanczosSteps = Lanczos3Sines.Steps(step: inverse)
         for i in 0..<outSize {
@@ -498,10 +517,15 @@ struct KernelTable {
                 starts[i] = lo
                 counts[i] = 1
                 weights[i * stride] = 1
+                largest = max(largest, 1)
             } else {
                 starts[i] = lo + first
                 counts[i] = last - first
-                for k in first..<last { weights[i * stride + k - first] = Float(row[k] / total) }
+                for k in first..<last {
+                    let w = Float(row[k] / total)
+                    weights[i * stride + k - first] = w
+                    largest = max(largest, abs(w))
+                }
             }
             lowest = min(lowest, starts[i])
             highest = max(highest, starts[i] + counts[i])
@@ -512,6 +536,7 @@ struct KernelTable {
         self.stride = stride
         self.firstInput = lowest
         self.endInput = max(highest, lowest + 1)
+        self.largestWeight = largest
     }
 
     /// Convolves one row of premultiplied input (indexed by input position) into `output`.
