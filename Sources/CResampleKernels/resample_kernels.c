@@ -663,9 +663,12 @@ static int horizontal2_vnni(
     int16_t *out1, const uint8_t *next) {
     const ptrdiff_t lo = plan[0], hi = plan[1];
     const ptrdiff_t first = lo >> 3, end = plan[2];
-    const char *fetch = next ? (const char *)next + lo * 4 : NULL, *fetchEnd = next ? (const char *)next + hi * 4 : NULL;
+    // The next two rows (`next` and the one after it in memory; prefetching never faults, even
+    // past the image) fetched into L2 while these two compute.
+    uintptr_t fetch = next ? (uintptr_t)next + (uintptr_t)lo * 4 : 0;
+    const uintptr_t fetchEnd = next ? (uintptr_t)next + (uintptr_t)(row_width + hi) * 4 : 0;
     const ptrdiff_t groups = (outputs + 3) / 4;
-    const ptrdiff_t linesPerGroup = ((hi - lo) * 4 / 64 + groups) / groups + 1;
+    const ptrdiff_t linesPerGroup = ((row_width + hi - lo) * 4 / 64 + groups) / groups + 1;
     int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     const ptrdiff_t second = (end - first) * 32;
     if (!widen_lanes_vnni(row0, row_width, first, end, lo, hi, lanes)) return 0;
@@ -683,7 +686,8 @@ static int horizontal2_vnni(
             p[j] = lanes + (g[j] - first) * 32;
             w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
         }
-        for (ptrdiff_t k = 0; k < 2 * linesPerGroup && fetch < fetchEnd; k++, fetch += 64) _mm_prefetch(fetch, _MM_HINT_T1);
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64)
+            _mm_prefetch((const char *)fetch, _MM_HINT_T1);
         __m512i sum0, sum1;
         taps4x2_vnni(p, second, w, g[4], &sum0, &sum1);
         sum0 = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sum0, half), count), off);

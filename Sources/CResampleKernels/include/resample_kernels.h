@@ -57,7 +57,9 @@ int wi_resample_horizontal_packed(
 /// `wi_resample_horizontal_packed` over two rows at once (`row0` into `out0`, `row1` into
 /// `out1`; level 4 shares each weight load between them). Returns 1 when both are opaque over
 /// the span, else 0 (then neither output is of use). `scratch`: at least
-/// `(4 * row_width + 64) * 4` `int16`. `next`: the row to be filtered after `row1`, or NULL.
+/// `(4 * row_width + 64) * 4` `int16`. `next`: the first of the two rows to be filtered after
+/// `row1`, the second following it in memory (`row_width` pixels on), or NULL; both are
+/// prefetched (a prefetch past the image is harmless).
 int wi_resample_horizontal_packed2(
     int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
     const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset,
