@@ -95,9 +95,8 @@ public struct Resampler: Sendable {
         let threads = maxThreads
         let level = min(kernelLevel, WideKernels.level)
         let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable, packed: level == 4)
-        let xPremultiplied =
-            skipX || !usesFixedPoint || !(WideKernels.hasPremultiplied(level) || premultipliedPortable)
-            ? nil : PremultipliedKernel(xTable)
+        // Made only for the rows the opaque passes leave (none, for an opaque image).
+        let premultiplies = !skipX && usesFixedPoint && (WideKernels.hasPremultiplied(level) || premultipliedPortable)
         // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
         // rows left are not computed (the caller discards the result).
         let cancellation = WorkCancellation.current
@@ -113,12 +112,6 @@ public struct Resampler: Sendable {
                     && PixelPairs.areOpaque(
                         base + (yTable.firstInput * sw + xTable.firstInput) * 4, count: xTable.endInput - xTable.firstInput)
                     ? OpaqueRows(yTable) : nil
-                // Rows with transparency in fixed point in both passes too, when the
-                // premultiplied horizontal values fit the vertical pass's Int16.
-                // (Only where opaque rows would take `OpaqueRows` too, so that opaque images never
-                // come this way, and their pixels are the same with every kernel set.)
-                let yPremultiplied =
-                    !skipY && fitsInt16 && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
                 // One horizontally filtered source row, premultiplied, `dw` values: opaque rows
                 // (every alpha 255, checked per row) through the 16-bit fixed-point kernel when
                 // there is one; the rest on exact premultiplied integers (`PremultipliedKernel`)
@@ -126,7 +119,7 @@ public struct Resampler: Sendable {
                 // Returns whether the row was found opaque: then its alpha values are 255 up to
                 // the weights' rounding, and output rows made of such rows only need no division.
                 func filterRow(
-                    _ sourceRowIndex: Int, into target: UnsafeMutablePointer<SIMD4<Float>>,
+                    _ sourceRowIndex: Int, xPremultiplied: PremultipliedKernel?, into target: UnsafeMutablePointer<SIMD4<Float>>,
                     line: UnsafeMutablePointer<SIMD4<Float>>, pairs: UnsafeMutablePointer<SIMD8<Int16>>?,
                     premultipliedPairs: UnsafeMutablePointer<Int16>?
                 ) -> Bool {
@@ -161,6 +154,13 @@ public struct Resampler: Sendable {
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
+                    let xPremultiplied = premultiplies ? PremultipliedKernel(xTable) : nil
+                    // Rows with transparency in fixed point in both passes too, when the
+                    // premultiplied horizontal values fit the vertical pass's Int16.
+                    // (Only where opaque rows would take `OpaqueRows` too, so that opaque images
+                    // never come this way, and their pixels are the same with every kernel set.)
+                    let yPremultiplied =
+                        !skipY && fitsInt16 && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
                     if let xPremultiplied, let yPremultiplied {
                         Self.resamplePremultiplied(
                             rows, of: base, width: sw, xTable: xTable, xKernel: xPremultiplied, yTable: yTable,
@@ -191,7 +191,9 @@ public struct Resampler: Sendable {
                         defer { row.deallocate() }
                         for y in rows {
                             if cancellation?.isCancelled == true { return }
-                            let opaque = filterRow(y, into: row, line: line, pairs: pairs, premultipliedPairs: premultipliedPairs)
+                            let opaque = filterRow(
+                                y, xPremultiplied: xPremultiplied, into: row, line: line, pairs: pairs,
+                                premultipliedPairs: premultipliedPairs)
                             Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4, opaque: opaque)
                         }
                         return
@@ -217,8 +219,8 @@ public struct Resampler: Sendable {
                             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
                             while ringEnd < start + count {
                                 slotOpaque[ringEnd % capacity] = filterRow(
-                                    ringEnd, into: ring + (ringEnd % capacity) * dw, line: line, pairs: pairs,
-                                    premultipliedPairs: premultipliedPairs)
+                                    ringEnd, xPremultiplied: xPremultiplied, into: ring + (ringEnd % capacity) * dw, line: line,
+                                    pairs: pairs, premultipliedPairs: premultipliedPairs)
                                 ringEnd += 1
                                 ringStart = max(ringStart, ringEnd - capacity)
                             }
