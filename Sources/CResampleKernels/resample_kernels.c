@@ -859,6 +859,78 @@ static void vertical_vnni(
     }
 }
 
+/// `unpremultiply_avx2` on four pixels (one per 128-bit lane), with `s` each lane's
+/// `255 / min(alpha, 255)` (made for 16 pixels by one division).
+__attribute__((target(WI_VNNI_TARGET)))
+static inline __m512i unpremultiply_vnni(__m512 v, __m512 s) {
+    const __m512 alpha = _mm512_permute_ps(v, 0xFF);
+    const __m512 m = _mm512_mask_blend_ps(0x8888, s, _mm512_set1_ps(1.0f));
+    __m512 r = _mm512_add_ps(_mm512_mul_ps(v, m), _mm512_set1_ps(0.5f));
+    r = _mm512_min_ps(_mm512_max_ps(r, _mm512_setzero_ps()), _mm512_set1_ps(255.0f));
+    const __mmask16 visible = _mm512_cmp_ps_mask(alpha, _mm512_set1_ps(0.5f), _CMP_GE_OQ);
+    return _mm512_cvttps_epi32(_mm512_maskz_mov_ps(visible, r));
+}
+
+/// `vertical_premultiplied_avx2` as `vertical_vnni` sums (rows multiplied in place by `[w 0]`
+/// and `[0 w]`), then each pixel's sums to floats and divided by its alpha as there.
+__attribute__((target(WI_VNNI_TARGET)))
+static void vertical_premultiplied_vnni(
+    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, float scale, uint8_t *out) {
+    int32_t even[128], odd[128];
+    const ptrdiff_t count = 2 * pair_count;
+    for (ptrdiff_t k = 0; k < count; k++) {
+        const uint16_t w = (uint16_t)weights[8 * (k / 2) + k % 2];
+        even[k] = (int32_t)w;
+        odd[k] = (int32_t)((uint32_t)w << 16);
+    }
+    const __m512 scales = _mm512_set1_ps(scale), bias = _mm512_set1_ps(128.0f);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m512i oddEntries = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i pixel0 = _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6);
+    const __m512i pixel1 = _mm512_add_epi32(pixel0, _mm512_set1_epi32(1));
+    const __m512i pixel8 = _mm512_add_epi32(pixel0, _mm512_set1_epi32(8));
+    const __m512i pixel9 = _mm512_add_epi32(pixel0, _mm512_set1_epi32(9));
+    for (ptrdiff_t x = 0; x < width; x += 16) {
+        const ptrdiff_t n = width - x < 16 ? width - x : 16;
+        const __mmask32 m0 = n >= 8 ? 0xFFFFFFFFu : (__mmask32)((1u << (n * 4)) - 1);
+        const __mmask32 m1 = n >= 16 ? 0xFFFFFFFFu : n <= 8 ? 0 : (__mmask32)((1u << ((n - 8) * 4)) - 1);
+        __m512i e0 = zero, o0 = zero, e1 = zero, o1 = zero;
+        __m512i e2 = zero, o2 = zero, e3 = zero, o3 = zero;
+        for (ptrdiff_t k = 0; k < count; k += 2) {
+            const int16_t *r0 = rows[k] + x * 4, *r1 = rows[k + 1] + x * 4;
+            const __m512i p0 = _mm512_maskz_loadu_epi16(m0, r0), p1 = _mm512_maskz_loadu_epi16(m1, r0 + 32);
+            const __m512i q0 = _mm512_maskz_loadu_epi16(m0, r1), q1 = _mm512_maskz_loadu_epi16(m1, r1 + 32);
+            const __m512i we = _mm512_set1_epi32(even[k]), wo = _mm512_set1_epi32(odd[k]);
+            const __m512i ve = _mm512_set1_epi32(even[k + 1]), vo = _mm512_set1_epi32(odd[k + 1]);
+            e0 = _mm512_dpwssd_epi32(e0, p0, we);
+            o0 = _mm512_dpwssd_epi32(o0, p0, wo);
+            e1 = _mm512_dpwssd_epi32(e1, p1, we);
+            o1 = _mm512_dpwssd_epi32(o1, p1, wo);
+            e2 = _mm512_dpwssd_epi32(e2, q0, ve);
+            o2 = _mm512_dpwssd_epi32(o2, q0, vo);
+            e3 = _mm512_dpwssd_epi32(e3, q1, ve);
+            o3 = _mm512_dpwssd_epi32(o3, q1, vo);
+        }
+        // Red and blue sums in e, green and alpha in o, as floats.
+#define WI_FLOAT(S) _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(S), scales), bias)
+        const __m512 fe0 = WI_FLOAT(_mm512_add_epi32(e0, e2)), fo0 = WI_FLOAT(_mm512_add_epi32(o0, o2));
+        const __m512 fe1 = WI_FLOAT(_mm512_add_epi32(e1, e3)), fo1 = WI_FLOAT(_mm512_add_epi32(o1, o3));
+#undef WI_FLOAT
+        // The 16 alphas (odd entries of o) together, one division for all, then each back to
+        // the lane of its pixel: pixels 0, 2, 4, 6 (one per lane), 1, 3, 5, 7, 8, …, 9, ….
+        const __m512 alphas = _mm512_permutex2var_ps(fo0, oddEntries, fo1);
+        const __m512 sixteen = _mm512_div_ps(_mm512_set1_ps(255.0f), _mm512_min_ps(alphas, _mm512_set1_ps(255.0f)));
+        const __m512i a = unpremultiply_vnni(_mm512_unpacklo_ps(fe0, fo0), _mm512_permutexvar_ps(pixel0, sixteen));
+        const __m512i b = unpremultiply_vnni(_mm512_unpackhi_ps(fe0, fo0), _mm512_permutexvar_ps(pixel1, sixteen));
+        const __m512i c = unpremultiply_vnni(_mm512_unpacklo_ps(fe1, fo1), _mm512_permutexvar_ps(pixel8, sixteen));
+        const __m512i d = unpremultiply_vnni(_mm512_unpackhi_ps(fe1, fo1), _mm512_permutexvar_ps(pixel9, sixteen));
+        // Lane k: pixels 2k, 2k + 1 as int16, then bytes with pixels 8 + 2k, 9 + 2k; in order.
+        const __m512i bytes = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d)));
+        _mm512_mask_storeu_epi8(out + x * 4, n >= 16 ? ~(__mmask64)0 : (((__mmask64)1 << (n * 4)) - 1), bytes);
+    }
+}
+
 /// Two pixels' premultiplied values (one per 128-bit lane) as straight RGBA8 in the low bytes
 /// of each int32, as `unpremultiply_portable`.
 __attribute__((target("avx2")))
@@ -1163,6 +1235,10 @@ void wi_resample_vertical_premultiplied(
     const float scale = (float)(1.0 / (double)((int64_t)1 << shift));
     if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
+    if (level == 4 && pair_count <= 64) {
+        vertical_premultiplied_vnni(rows, weights, pair_count, width, scale, out);
+        return;
+    }
     if ((level == 1 || level >= 3) && pair_count <= 64) {
         vertical_premultiplied_avx2(rows, weights, pair_count, width, scale, out);
         return;
