@@ -800,6 +800,61 @@ static int horizontal_premultiplied_vnni(
     return opaque;
 }
 
+/// `horizontal_premultiplied_vnni` over two rows at once (`taps4x2_vnni`), both premultiplied
+/// into `scratch` first. Returns whether both rows' spans are opaque.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal2_premultiplied_vnni(
+    const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan,
+    const int16_t *weights, ptrdiff_t block_stride, float bias, float scale, int16_t *scratch, int16_t *out0,
+    int16_t *out1, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    uintptr_t fetch = next ? (uintptr_t)next + (uintptr_t)lo * 4 : 0;
+    const uintptr_t fetchEnd = next ? (uintptr_t)next + (uintptr_t)(row_width + hi) * 4 : 0;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((row_width + hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const ptrdiff_t second = (end - first) * 32;
+    const int opaque0 = premultiply_lanes_vnni(row0, row_width, first, end, lo, hi, lanes);
+    const int opaque1 = premultiply_lanes_vnni(row1, row_width, first, end, lo, hi, lanes + second);
+    const __m512 biases = _mm512_set1_ps(bias), scales = _mm512_set1_ps(scale), times = _mm512_set1_ps(128.0f);
+    const __m512i center = _mm512_set1_epi32(16384);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+#define WI_VALUES(SUM)                                                                                                 \
+    _mm512_cvtsepi32_epi16(_mm512_sub_epi32(                                                                           \
+        _mm512_cvtps_epi32(_mm512_mul_ps(                                                                              \
+            _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(_mm512_permutexvar_epi32(transpose, SUM)), biases), scales), \
+            times)),                                                                                                   \
+        center))
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64)
+            _mm_prefetch((const char *)fetch, _MM_HINT_T1);
+        __m512i sum0, sum1;
+        taps4x2_vnni(p, second, w, g[4], &sum0, &sum1);
+        const __m256i values0 = WI_VALUES(sum0), values1 = WI_VALUES(sum1);
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out0 + i * 4), values0);
+            _mm256_storeu_si256((__m256i *)(out1 + i * 4), values1);
+        } else {
+            int16_t tail[32];
+            _mm256_storeu_si256((__m256i *)tail, values0);
+            _mm256_storeu_si256((__m256i *)(tail + 16), values1);
+            memcpy(out0 + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+            memcpy(out1 + i * 4, tail + 16, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+#undef WI_VALUES
+    return opaque0 && opaque1;
+}
+
 /// `vertical_avx2` on 512-bit registers without reordering: each row's `int16` values are
 /// multiplied in place, once by `[w 0]` (the even channels, red and blue, into their `int32`
 /// entries) and once by `[0 w]` (green and alpha), as a `vpdpwssd` with the weight broadcast
@@ -1227,6 +1282,27 @@ int wi_resample_horizontal_premultiplied16_packed(
         }
     }
     return alpha == 255;
+}
+
+int wi_resample_horizontal_premultiplied16_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next) {
+    if (outputs <= 0) return 1;
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 4) {
+        const float bias = (float)((int64_t)32768 << precision);
+        const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
+        return horizontal2_premultiplied_vnni(
+            row0, row1, row_width, outputs, plan, weights, block_stride, bias, scale, scratch, out0, out1, next);
+    }
+#endif
+    const int opaque0 = wi_resample_horizontal_premultiplied16_packed(
+        level, row0, row_width, outputs, starts, counts, plan, weights, block_stride, precision, scratch, out0, row1);
+    const int opaque1 = wi_resample_horizontal_premultiplied16_packed(
+        level, row1, row_width, outputs, starts, counts, plan, weights, block_stride, precision, scratch, out1, next);
+    return opaque0 && opaque1;
 }
 
 void wi_resample_vertical_premultiplied(

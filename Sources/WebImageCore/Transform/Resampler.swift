@@ -401,6 +401,16 @@ public struct Resampler: Sendable {
             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
             while ringEnd < start + count {
                 let sourceRow = base + ringEnd * sw * 4
+                if level == 4 && ringEnd + 1 < min(start + capacity, yTable.endInput) {
+                    // Two rows at once, as in `resampleOpaque` (the second's slot is free).
+                    xKernel.filter16Pair(
+                        level: level, sourceRow, UnsafePointer(sourceRow + sw * 4), width: sw, table: xTable, pairs: pairs,
+                        into: ring + (ringEnd % capacity) * dw, ring + ((ringEnd + 1) % capacity) * dw,
+                        next: ringEnd + 2 < yTable.endInput ? UnsafePointer(sourceRow + 2 * sw * 4) : nil)
+                    ringEnd += 2
+                    ringStart = max(ringStart, ringEnd - capacity)
+                    continue
+                }
                 _ = xKernel.filter16(
                     level: level, sourceRow, width: sw, table: xTable, pairs: pairs, into: ring + (ringEnd % capacity) * dw,
                     next: ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil)
