@@ -625,6 +625,89 @@ static void vertical_avx2(
     }
 }
 
+/// `taps4_vnni` over two rows at once (channel-lane blocks at `p[j]` and `p[j] + second`),
+/// sharing each weight broadcast: the sums of row 0 in `*sum0`, of row 1 in `*sum1`.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline void taps4x2_vnni(const int16_t *const p[4], ptrdiff_t second, const int16_t *const w[4], ptrdiff_t blocks,
+                                __m512i *sum0, __m512i *sum1) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512(), a2 = _mm512_setzero_si512();
+    __m512i a3 = _mm512_setzero_si512(), c0 = _mm512_setzero_si512(), c1 = _mm512_setzero_si512();
+    __m512i c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
+#define WI_TAP2(J, A, C)                                                                                               \
+    do {                                                                                                               \
+        const __m512i weight = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(w[J] + b * 8)));              \
+        A = _mm512_dpwssd_epi32(A, _mm512_loadu_si512(p[J] + b * 32), weight);                                         \
+        C = _mm512_dpwssd_epi32(C, _mm512_loadu_si512(p[J] + second + b * 32), weight);                                \
+    } while (0)
+    for (ptrdiff_t b = 0; b < blocks; b++) {
+        WI_TAP2(0, a0, c0);
+        WI_TAP2(1, a1, c1);
+        WI_TAP2(2, a2, c2);
+        WI_TAP2(3, a3, c3);
+    }
+#undef WI_TAP2
+    __m512i x = _mm512_add_epi32(_mm512_unpacklo_epi32(a0, a1), _mm512_unpackhi_epi32(a0, a1));
+    __m512i y = _mm512_add_epi32(_mm512_unpacklo_epi32(a2, a3), _mm512_unpackhi_epi32(a2, a3));
+    *sum0 = _mm512_add_epi32(_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y));
+    x = _mm512_add_epi32(_mm512_unpacklo_epi32(c0, c1), _mm512_unpackhi_epi32(c0, c1));
+    y = _mm512_add_epi32(_mm512_unpacklo_epi32(c2, c3), _mm512_unpackhi_epi32(c2, c3));
+    *sum1 = _mm512_add_epi32(_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y));
+}
+
+/// `horizontal_vnni` over two rows at once (`taps4x2_vnni`), both widened into `scratch` first.
+/// Returns 0 as soon as either is found not opaque.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal2_vnni(
+    const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan,
+    const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out0,
+    int16_t *out1, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    // The next two rows (`next` and the one after it in memory; prefetching never faults, even
+    // past the image) fetched into L2 while these two compute.
+    uintptr_t fetch = next ? (uintptr_t)next + (uintptr_t)lo * 4 : 0;
+    const uintptr_t fetchEnd = next ? (uintptr_t)next + (uintptr_t)(row_width + hi) * 4 : 0;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((row_width + hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const ptrdiff_t second = (end - first) * 32;
+    if (!widen_lanes_vnni(row0, row_width, first, end, lo, hi, lanes)) return 0;
+    if (!widen_lanes_vnni(row1, row_width, first, end, lo, hi, lanes + second)) return 0;
+    const __m512i half = _mm512_set1_epi32(1 << (shift - 1));
+    const __m512i off = _mm512_set1_epi32(offset);
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64)
+            _mm_prefetch((const char *)fetch, _MM_HINT_T1);
+        __m512i sum0, sum1;
+        taps4x2_vnni(p, second, w, g[4], &sum0, &sum1);
+        sum0 = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sum0, half), count), off);
+        sum1 = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sum1, half), count), off);
+        const __m256i values0 = _mm512_cvtepi32_epi16(_mm512_permutexvar_epi32(transpose, sum0));
+        const __m256i values1 = _mm512_cvtepi32_epi16(_mm512_permutexvar_epi32(transpose, sum1));
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out0 + i * 4), values0);
+            _mm256_storeu_si256((__m256i *)(out1 + i * 4), values1);
+        } else {
+            int16_t tail[32];
+            _mm256_storeu_si256((__m256i *)tail, values0);
+            _mm256_storeu_si256((__m256i *)(tail + 16), values1);
+            memcpy(out0 + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+            memcpy(out1 + i * 4, tail + 16, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+    return 1;
+}
+
 /// `widen_lanes_vnni` for rows with transparency: each pixel premultiplied exactly, as the
 /// `int16` values `x·a − 32768` (`x` its red, green, blue, and 255 for alpha; as
 /// `load_premultiplied_portable`), in channel lanes. Pixels missing past the row come out as
@@ -717,6 +800,61 @@ static int horizontal_premultiplied_vnni(
     return opaque;
 }
 
+/// `horizontal_premultiplied_vnni` over two rows at once (`taps4x2_vnni`), both premultiplied
+/// into `scratch` first. Returns whether both rows' spans are opaque.
+__attribute__((target(WI_VNNI_TARGET)))
+static int horizontal2_premultiplied_vnni(
+    const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const int32_t *plan,
+    const int16_t *weights, ptrdiff_t block_stride, float bias, float scale, int16_t *scratch, int16_t *out0,
+    int16_t *out1, const uint8_t *next) {
+    const ptrdiff_t lo = plan[0], hi = plan[1];
+    const ptrdiff_t first = lo >> 3, end = plan[2];
+    uintptr_t fetch = next ? (uintptr_t)next + (uintptr_t)lo * 4 : 0;
+    const uintptr_t fetchEnd = next ? (uintptr_t)next + (uintptr_t)(row_width + hi) * 4 : 0;
+    const ptrdiff_t groups = (outputs + 3) / 4;
+    const ptrdiff_t linesPerGroup = ((row_width + hi - lo) * 4 / 64 + groups) / groups + 1;
+    int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    const ptrdiff_t second = (end - first) * 32;
+    const int opaque0 = premultiply_lanes_vnni(row0, row_width, first, end, lo, hi, lanes);
+    const int opaque1 = premultiply_lanes_vnni(row1, row_width, first, end, lo, hi, lanes + second);
+    const __m512 biases = _mm512_set1_ps(bias), scales = _mm512_set1_ps(scale), times = _mm512_set1_ps(128.0f);
+    const __m512i center = _mm512_set1_epi32(16384);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int16_t *groupWeights = weights;
+    const ptrdiff_t groupStride = 4 * block_stride * 8;
+    const int32_t *g = plan + WI_PLAN_HEADER;
+#define WI_VALUES(SUM)                                                                                                 \
+    _mm512_cvtsepi32_epi16(_mm512_sub_epi32(                                                                           \
+        _mm512_cvtps_epi32(_mm512_mul_ps(                                                                              \
+            _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(_mm512_permutexvar_epi32(transpose, SUM)), biases), scales), \
+            times)),                                                                                                   \
+        center))
+    for (ptrdiff_t i = 0; i < outputs; i += 4, g += WI_PLAN_GROUP, groupWeights += groupStride) {
+        const int16_t *p[4], *w[4];
+        for (int j = 0; j < 4; j++) {
+            p[j] = lanes + (g[j] - first) * 32;
+            w[j] = i + j < outputs ? groupWeights + j * block_stride * 8 : w[j - 1];
+        }
+        for (ptrdiff_t k = 0; k < linesPerGroup && fetch < fetchEnd; k++, fetch += 64)
+            _mm_prefetch((const char *)fetch, _MM_HINT_T1);
+        __m512i sum0, sum1;
+        taps4x2_vnni(p, second, w, g[4], &sum0, &sum1);
+        const __m256i values0 = WI_VALUES(sum0), values1 = WI_VALUES(sum1);
+        if (i + 4 <= outputs) {
+            _mm256_storeu_si256((__m256i *)(out0 + i * 4), values0);
+            _mm256_storeu_si256((__m256i *)(out1 + i * 4), values1);
+        } else {
+            int16_t tail[32];
+            _mm256_storeu_si256((__m256i *)tail, values0);
+            _mm256_storeu_si256((__m256i *)(tail + 16), values1);
+            memcpy(out0 + i * 4, tail, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+            memcpy(out1 + i * 4, tail + 16, (size_t)(outputs - i) * 4 * sizeof(int16_t));
+        }
+    }
+#undef WI_VALUES
+    return opaque0 && opaque1;
+}
+
 /// `vertical_avx2` on 512-bit registers without reordering: each row's `int16` values are
 /// multiplied in place, once by `[w 0]` (the even channels, red and blue, into their `int32`
 /// entries) and once by `[0 w]` (green and alpha), as a `vpdpwssd` with the weight broadcast
@@ -772,6 +910,78 @@ static void vertical_vnni(
         const __m512i hi = _mm512_or_si512(WI_ROUND(e1, e3), _mm512_slli_epi32(WI_ROUND(o1, o3), 16));
 #undef WI_ROUND
         const __m512i bytes = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(lo, hi));
+        _mm512_mask_storeu_epi8(out + x * 4, n >= 16 ? ~(__mmask64)0 : (((__mmask64)1 << (n * 4)) - 1), bytes);
+    }
+}
+
+/// `unpremultiply_avx2` on four pixels (one per 128-bit lane), with `s` each lane's
+/// `255 / min(alpha, 255)` (made for 16 pixels by one division).
+__attribute__((target(WI_VNNI_TARGET)))
+static inline __m512i unpremultiply_vnni(__m512 v, __m512 s) {
+    const __m512 alpha = _mm512_permute_ps(v, 0xFF);
+    const __m512 m = _mm512_mask_blend_ps(0x8888, s, _mm512_set1_ps(1.0f));
+    __m512 r = _mm512_add_ps(_mm512_mul_ps(v, m), _mm512_set1_ps(0.5f));
+    r = _mm512_min_ps(_mm512_max_ps(r, _mm512_setzero_ps()), _mm512_set1_ps(255.0f));
+    const __mmask16 visible = _mm512_cmp_ps_mask(alpha, _mm512_set1_ps(0.5f), _CMP_GE_OQ);
+    return _mm512_cvttps_epi32(_mm512_maskz_mov_ps(visible, r));
+}
+
+/// `vertical_premultiplied_avx2` as `vertical_vnni` sums (rows multiplied in place by `[w 0]`
+/// and `[0 w]`), then each pixel's sums to floats and divided by its alpha as there.
+__attribute__((target(WI_VNNI_TARGET)))
+static void vertical_premultiplied_vnni(
+    const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, float scale, uint8_t *out) {
+    int32_t even[128], odd[128];
+    const ptrdiff_t count = 2 * pair_count;
+    for (ptrdiff_t k = 0; k < count; k++) {
+        const uint16_t w = (uint16_t)weights[8 * (k / 2) + k % 2];
+        even[k] = (int32_t)w;
+        odd[k] = (int32_t)((uint32_t)w << 16);
+    }
+    const __m512 scales = _mm512_set1_ps(scale), bias = _mm512_set1_ps(128.0f);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m512i oddEntries = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i pixel0 = _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6);
+    const __m512i pixel1 = _mm512_add_epi32(pixel0, _mm512_set1_epi32(1));
+    const __m512i pixel8 = _mm512_add_epi32(pixel0, _mm512_set1_epi32(8));
+    const __m512i pixel9 = _mm512_add_epi32(pixel0, _mm512_set1_epi32(9));
+    for (ptrdiff_t x = 0; x < width; x += 16) {
+        const ptrdiff_t n = width - x < 16 ? width - x : 16;
+        const __mmask32 m0 = n >= 8 ? 0xFFFFFFFFu : (__mmask32)((1u << (n * 4)) - 1);
+        const __mmask32 m1 = n >= 16 ? 0xFFFFFFFFu : n <= 8 ? 0 : (__mmask32)((1u << ((n - 8) * 4)) - 1);
+        __m512i e0 = zero, o0 = zero, e1 = zero, o1 = zero;
+        __m512i e2 = zero, o2 = zero, e3 = zero, o3 = zero;
+        for (ptrdiff_t k = 0; k < count; k += 2) {
+            const int16_t *r0 = rows[k] + x * 4, *r1 = rows[k + 1] + x * 4;
+            const __m512i p0 = _mm512_maskz_loadu_epi16(m0, r0), p1 = _mm512_maskz_loadu_epi16(m1, r0 + 32);
+            const __m512i q0 = _mm512_maskz_loadu_epi16(m0, r1), q1 = _mm512_maskz_loadu_epi16(m1, r1 + 32);
+            const __m512i we = _mm512_set1_epi32(even[k]), wo = _mm512_set1_epi32(odd[k]);
+            const __m512i ve = _mm512_set1_epi32(even[k + 1]), vo = _mm512_set1_epi32(odd[k + 1]);
+            e0 = _mm512_dpwssd_epi32(e0, p0, we);
+            o0 = _mm512_dpwssd_epi32(o0, p0, wo);
+            e1 = _mm512_dpwssd_epi32(e1, p1, we);
+            o1 = _mm512_dpwssd_epi32(o1, p1, wo);
+            e2 = _mm512_dpwssd_epi32(e2, q0, ve);
+            o2 = _mm512_dpwssd_epi32(o2, q0, vo);
+            e3 = _mm512_dpwssd_epi32(e3, q1, ve);
+            o3 = _mm512_dpwssd_epi32(o3, q1, vo);
+        }
+        // Red and blue sums in e, green and alpha in o, as floats.
+#define WI_FLOAT(S) _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(S), scales), bias)
+        const __m512 fe0 = WI_FLOAT(_mm512_add_epi32(e0, e2)), fo0 = WI_FLOAT(_mm512_add_epi32(o0, o2));
+        const __m512 fe1 = WI_FLOAT(_mm512_add_epi32(e1, e3)), fo1 = WI_FLOAT(_mm512_add_epi32(o1, o3));
+#undef WI_FLOAT
+        // The 16 alphas (odd entries of o) together, one division for all, then each back to
+        // the lane of its pixel: pixels 0, 2, 4, 6 (one per lane), 1, 3, 5, 7, 8, …, 9, ….
+        const __m512 alphas = _mm512_permutex2var_ps(fo0, oddEntries, fo1);
+        const __m512 sixteen = _mm512_div_ps(_mm512_set1_ps(255.0f), _mm512_min_ps(alphas, _mm512_set1_ps(255.0f)));
+        const __m512i a = unpremultiply_vnni(_mm512_unpacklo_ps(fe0, fo0), _mm512_permutexvar_ps(pixel0, sixteen));
+        const __m512i b = unpremultiply_vnni(_mm512_unpackhi_ps(fe0, fo0), _mm512_permutexvar_ps(pixel1, sixteen));
+        const __m512i c = unpremultiply_vnni(_mm512_unpacklo_ps(fe1, fo1), _mm512_permutexvar_ps(pixel8, sixteen));
+        const __m512i d = unpremultiply_vnni(_mm512_unpackhi_ps(fe1, fo1), _mm512_permutexvar_ps(pixel9, sixteen));
+        // Lane k: pixels 2k, 2k + 1 as int16, then bytes with pixels 8 + 2k, 9 + 2k; in order.
+        const __m512i bytes = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d)));
         _mm512_mask_storeu_epi8(out + x * 4, n >= 16 ? ~(__mmask64)0 : (((__mmask64)1 << (n * 4)) - 1), bytes);
     }
 }
@@ -1014,6 +1224,24 @@ int wi_resample_horizontal_premultiplied16(
         level, row, span_start, span_end, outputs, starts, counts, weights, block_stride, precision, pairs, NULL, out);
 }
 
+int wi_resample_horizontal_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next) {
+    if (outputs <= 0) return 1;
+#if WI_X86
+    if (level > wi_resample_kernels_level()) level = 0;
+    if (level == 4) {
+        return horizontal2_vnni(
+            row0, row1, row_width, outputs, plan, weights, block_stride, shift, offset, scratch, out0, out1, next);
+    }
+#endif
+    return wi_resample_horizontal_packed(
+               level, row0, row_width, outputs, starts, counts, plan, weights, block_stride, shift, offset, scratch, out0, row1)
+        && wi_resample_horizontal_packed(
+            level, row1, row_width, outputs, starts, counts, plan, weights, block_stride, shift, offset, scratch, out1, next);
+}
+
 int wi_resample_horizontal_premultiplied16_packed(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision, int16_t *scratch, int16_t *out,
@@ -1056,12 +1284,37 @@ int wi_resample_horizontal_premultiplied16_packed(
     return alpha == 255;
 }
 
+int wi_resample_horizontal_premultiplied16_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next) {
+    if (outputs <= 0) return 1;
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 4) {
+        const float bias = (float)((int64_t)32768 << precision);
+        const float scale = (float)(1.0 / (255.0 * (double)((int64_t)1 << precision)));
+        return horizontal2_premultiplied_vnni(
+            row0, row1, row_width, outputs, plan, weights, block_stride, bias, scale, scratch, out0, out1, next);
+    }
+#endif
+    const int opaque0 = wi_resample_horizontal_premultiplied16_packed(
+        level, row0, row_width, outputs, starts, counts, plan, weights, block_stride, precision, scratch, out0, row1);
+    const int opaque1 = wi_resample_horizontal_premultiplied16_packed(
+        level, row1, row_width, outputs, starts, counts, plan, weights, block_stride, precision, scratch, out1, next);
+    return opaque0 && opaque1;
+}
+
 void wi_resample_vertical_premultiplied(
     int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
     uint8_t *out) {
     const float scale = (float)(1.0 / (double)((int64_t)1 << shift));
     if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
+    if (level == 4 && pair_count <= 64) {
+        vertical_premultiplied_vnni(rows, weights, pair_count, width, scale, out);
+        return;
+    }
     if ((level == 1 || level >= 3) && pair_count <= 64) {
         vertical_premultiplied_avx2(rows, weights, pair_count, width, scale, out);
         return;

@@ -54,6 +54,17 @@ int wi_resample_horizontal_packed(
     const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch,
     int16_t *out, const uint8_t *next);
 
+/// `wi_resample_horizontal_packed` over two rows at once (`row0` into `out0`, `row1` into
+/// `out1`; level 4 shares each weight load between them). Returns 1 when both are opaque over
+/// the span, else 0 (then neither output is of use). `scratch`: at least
+/// `(4 * row_width + 64) * 4` `int16`. `next`: the first of the two rows to be filtered after
+/// `row1`, the second following it in memory (`row_width` pixels on), or NULL; both are
+/// prefetched (a prefetch past the image is harmless).
+int wi_resample_horizontal_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next);
+
 /// The number of `int32` entries `wi_resample_packed_plan` writes for `outputs` outputs.
 ptrdiff_t wi_resample_packed_plan_count(ptrdiff_t outputs);
 
@@ -96,6 +107,14 @@ int wi_resample_horizontal_premultiplied16_packed(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision, int16_t *scratch, int16_t *out,
     const uint8_t *next);
+
+/// `wi_resample_horizontal_premultiplied16_packed` over two rows at once (`row0` into `out0`,
+/// `row1` into `out1`; level 4 shares each weight load between them), with the `scratch` and
+/// `next` of `wi_resample_horizontal_packed2`. Returns whether both rows' spans are opaque.
+int wi_resample_horizontal_premultiplied16_packed2(
+    int level, const uint8_t *row0, const uint8_t *row1, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int precision,
+    int16_t *scratch, int16_t *out0, int16_t *out1, const uint8_t *next);
 
 /// The vertical fixed-point pass over rows of `wi_resample_horizontal_premultiplied16`, as
 /// `wi_resample_vertical` but with each pixel's sums taken as premultiplied floats,

@@ -42,7 +42,9 @@ struct FixedPointKernel {
 
     /// The fixed-point form of `table`, or `nil` when its weights do not fit 16 bits with
     /// useful precision or its sums could overflow 32 bits (then the `Float` path is used).
-    init?(_ table: KernelTable) {
+    /// `packed`: whether the wide kernels run at level 4, which reads ``packedTaps`` and
+    /// ``plan`` only (then ``taps`` is left empty; otherwise those two are).
+    init?(_ table: KernelTable, packed: Bool = false) {
         let stride = table.stride
         let outputs = table.counts.count
         guard let precision = table.fixedPointPrecision(limit: 24) else { return nil }
@@ -63,9 +65,9 @@ struct FixedPointKernel {
         var failed = false
         var widest = 0
         let blockStride = (stride + 1 + 7) / 8
-        var taps = [Int16](repeating: 0, count: outputs * blockStride * 32)
+        var taps = [Int16](repeating: 0, count: packed ? 0 : outputs * blockStride * 32)
         let packedBlockStride = (stride + 7 + 7) / 8
-        var packedTaps = [Int16](repeating: 0, count: outputs * packedBlockStride * 8)
+        var packedTaps = [Int16](repeating: 0, count: packed ? outputs * packedBlockStride * 8 : 0)
         let weights = [SIMD8<Int16>](unsafeUninitializedCapacity: total) { buffer, initialized in
             buffer.initialize(repeating: .zero)
             initialized = total
@@ -91,13 +93,17 @@ struct FixedPointKernel {
                             let w0 = Int16(quantised[2 * t]), w1 = Int16(quantised[2 * t + 1])
                             buffer[next + t * width + o] = SIMD8(w0, w1, w0, w1, w0, w1, w0, w1)
                         }
-                        let odd = table.starts[output] & 1
-                        for k in 0..<count {
-                            let j = k + odd, position = j % 8
-                            let at = (output * blockStride + j / 8) * 32 + position / 2 * 8 + position % 2
-                            let w = Int16(quantised[k])
-                            (taps[at], taps[at + 2], taps[at + 4], taps[at + 6]) = (w, w, w, w)
-                            packedTaps[output * packedBlockStride * 8 + k + (table.starts[output] & 7)] = w
+                        if packed {
+                            let at = output * packedBlockStride * 8 + (table.starts[output] & 7)
+                            for k in 0..<count { packedTaps[at + k] = Int16(quantised[k]) }
+                        } else {
+                            let odd = table.starts[output] & 1
+                            for k in 0..<count {
+                                let j = k + odd, position = j % 8
+                                let at = (output * blockStride + j / 8) * 32 + position / 2 * 8 + position % 2
+                                let w = Int16(quantised[k])
+                                (taps[at], taps[at + 2], taps[at + 4], taps[at + 6]) = (w, w, w, w)
+                            }
                         }
                     }
                     next += steps[group] * width
@@ -118,7 +124,8 @@ struct FixedPointKernel {
         self.packedBlockStride = packedBlockStride
         self.plan = table.starts.withUnsafeBufferPointer { starts in
             table.counts.withUnsafeBufferPointer { counts in
-                let count = wi_resample_packed_plan_count(outputs)
+                let count = packed ? wi_resample_packed_plan_count(outputs) : 0
+                if count == 0 { return [] }
                 return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
                     wi_resample_packed_plan(outputs, starts.baseAddress, counts.baseAddress, buffer.baseAddress)
                     initialized = count

@@ -5,8 +5,7 @@ extension KernelTable {
     /// `nil` when that leaves fewer than 12 (too coarse to stay within one level of the `Float`
     /// path) or the table has no usable weight.
     func fixedPointPrecision(limit: Int) -> Int? {
-        var largest: Float = 0
-        for w in weights { largest = max(largest, abs(w)) }
+        let largest = largestWeight
         guard largest > 0, largest.isFinite else { return nil }
         var precision = 0
         while precision < limit && (largest * Float(1 << (precision + 1))).rounded() <= 32767 { precision += 1 }

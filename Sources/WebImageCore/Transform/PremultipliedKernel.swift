@@ -74,7 +74,7 @@ struct PremultipliedKernel {
 
     /// The `Int16` values ``filter(level:_:width:table:pairs:into:)`` needs in `pairs` for rows
     /// of `width` pixels.
-    static func pairCount(width: Int) -> Int { (2 * width + 32) * 4 }
+    static func pairCount(width: Int) -> Int { (4 * width + 64) * 4 }
 
     /// One RGBA8 source row (`width` pixels) filtered horizontally into `output` as
     /// premultiplied floats in 0…255 units, like ``KernelTable/convolve(_:into:)`` after
@@ -130,6 +130,34 @@ struct PremultipliedKernel {
                         wi_resample_horizontal_premultiplied16(
                             level, row, width, table.firstInput & ~1, table.endInput, starts.count, starts.baseAddress,
                             counts.baseAddress, taps.baseAddress, blockStride, Int32(precision), pairs, out) != 0
+                    }
+                }
+            }
+        }
+    }
+
+    /// Two source rows filtered as ``filter16(level:_:width:table:pairs:into:next:)`` filters
+    /// one, `row0` into `output0` and `row1` into `output1`, at level 4 only (each weight load
+    /// serves both). `pairs`: ``pairCount(width:)`` values for two rows. `next`: the row filtered
+    /// after `row1`, if any.
+    @inline(__always)
+    func filter16Pair(
+        level: Int32, _ row0: UnsafePointer<UInt8>, _ row1: UnsafePointer<UInt8>, width: Int, table: KernelTable,
+        pairs: UnsafeMutablePointer<Int16>, into output0: UnsafeMutablePointer<SIMD4<Int16>>,
+        _ output1: UnsafeMutablePointer<SIMD4<Int16>>, next: UnsafePointer<UInt8>?
+    ) {
+        let outputs = table.starts.count
+        table.starts.withUnsafeBufferPointer { starts in
+            table.counts.withUnsafeBufferPointer { counts in
+                packedTaps.withUnsafeBufferPointer { taps in
+                    plan.withUnsafeBufferPointer { plan in
+                        UnsafeMutableRawPointer(output0).withMemoryRebound(to: Int16.self, capacity: outputs * 4) { out0 in
+                            UnsafeMutableRawPointer(output1).withMemoryRebound(to: Int16.self, capacity: outputs * 4) { out1 in
+                                _ = wi_resample_horizontal_premultiplied16_packed2(
+                                    level, row0, row1, width, outputs, starts.baseAddress, counts.baseAddress, plan.baseAddress,
+                                    taps.baseAddress, packedBlockStride, Int32(precision), pairs, out0, out1, next)
+                            }
+                        }
                     }
                 }
             }

@@ -92,12 +92,11 @@ public struct Resampler: Sendable {
         let skipY = fullY && dh == sh
         let xTable = KernelTable(filter: filter, inSize: sw, outSize: dw, start: box.x, length: box.width)
         let yTable = KernelTable(filter: filter, inSize: sh, outSize: dh, start: box.y, length: box.height)
-        let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable)
         let threads = maxThreads
         let level = min(kernelLevel, WideKernels.level)
-        let xPremultiplied =
-            skipX || !usesFixedPoint || !(WideKernels.hasPremultiplied(level) || premultipliedPortable)
-            ? nil : PremultipliedKernel(xTable)
+        let xFixed = skipX || !usesFixedPoint ? nil : FixedPointKernel(xTable, packed: level == 4)
+        // Made only for the rows the opaque passes leave (none, for an opaque image).
+        let premultiplies = !skipX && usesFixedPoint && (WideKernels.hasPremultiplied(level) || premultipliedPortable)
         // Read on the calling (pool) thread: the chunks run on other threads. Once set, the
         // rows left are not computed (the caller discards the result).
         let cancellation = WorkCancellation.current
@@ -113,12 +112,6 @@ public struct Resampler: Sendable {
                     && PixelPairs.areOpaque(
                         base + (yTable.firstInput * sw + xTable.firstInput) * 4, count: xTable.endInput - xTable.firstInput)
                     ? OpaqueRows(yTable) : nil
-                // Rows with transparency in fixed point in both passes too, when the
-                // premultiplied horizontal values fit the vertical pass's Int16.
-                // (Only where opaque rows would take `OpaqueRows` too, so that opaque images never
-                // come this way, and their pixels are the same with every kernel set.)
-                let yPremultiplied =
-                    !skipY && fitsInt16 && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
                 // One horizontally filtered source row, premultiplied, `dw` values: opaque rows
                 // (every alpha 255, checked per row) through the 16-bit fixed-point kernel when
                 // there is one; the rest on exact premultiplied integers (`PremultipliedKernel`)
@@ -126,7 +119,7 @@ public struct Resampler: Sendable {
                 // Returns whether the row was found opaque: then its alpha values are 255 up to
                 // the weights' rounding, and output rows made of such rows only need no division.
                 func filterRow(
-                    _ sourceRowIndex: Int, into target: UnsafeMutablePointer<SIMD4<Float>>,
+                    _ sourceRowIndex: Int, xPremultiplied: PremultipliedKernel?, into target: UnsafeMutablePointer<SIMD4<Float>>,
                     line: UnsafeMutablePointer<SIMD4<Float>>, pairs: UnsafeMutablePointer<SIMD8<Int16>>?,
                     premultipliedPairs: UnsafeMutablePointer<Int16>?
                 ) -> Bool {
@@ -161,6 +154,13 @@ public struct Resampler: Sendable {
                     }
                     let rows = first..<chunk.upperBound
                     if rows.isEmpty { return }
+                    let xPremultiplied = premultiplies ? PremultipliedKernel(xTable) : nil
+                    // Rows with transparency in fixed point in both passes too, when the
+                    // premultiplied horizontal values fit the vertical pass's Int16.
+                    // (Only where opaque rows would take `OpaqueRows` too, so that opaque images
+                    // never come this way, and their pixels are the same with every kernel set.)
+                    let yPremultiplied =
+                        !skipY && fitsInt16 && (xPremultiplied?.fitsInt16 ?? false) ? (yFixed ?? OpaqueRows(yTable)) : nil
                     if let xPremultiplied, let yPremultiplied {
                         Self.resamplePremultiplied(
                             rows, of: base, width: sw, xTable: xTable, xKernel: xPremultiplied, yTable: yTable,
@@ -191,7 +191,9 @@ public struct Resampler: Sendable {
                         defer { row.deallocate() }
                         for y in rows {
                             if cancellation?.isCancelled == true { return }
-                            let opaque = filterRow(y, into: row, line: line, pairs: pairs, premultipliedPairs: premultipliedPairs)
+                            let opaque = filterRow(
+                                y, xPremultiplied: xPremultiplied, into: row, line: line, pairs: pairs,
+                                premultipliedPairs: premultipliedPairs)
                             Premultiplied.storeRow(row, count: dw, into: outBase + y * dw * 4, opaque: opaque)
                         }
                         return
@@ -217,8 +219,8 @@ public struct Resampler: Sendable {
                             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
                             while ringEnd < start + count {
                                 slotOpaque[ringEnd % capacity] = filterRow(
-                                    ringEnd, into: ring + (ringEnd % capacity) * dw, line: line, pairs: pairs,
-                                    premultipliedPairs: premultipliedPairs)
+                                    ringEnd, xPremultiplied: xPremultiplied, into: ring + (ringEnd % capacity) * dw, line: line,
+                                    pairs: pairs, premultipliedPairs: premultipliedPairs)
                                 ringEnd += 1
                                 ringStart = max(ringStart, ringEnd - capacity)
                             }
@@ -331,6 +333,22 @@ public struct Resampler: Sendable {
                 let sourceRow = base + ringEnd * sw * 4
                 // The opacity of the row's span is found while the row is read for the pass;
                 // a row with transparency ends this path (its slot's values are not used).
+                if level == 4 && ringEnd + 1 < min(start + capacity, yTable.endInput) {
+                    // Two rows at once (each weight load serves both); the second may be one a
+                    // later output needs first (its slot is free: the ring holds `capacity`).
+                    let next = ringEnd + 2 < yTable.endInput ? UnsafePointer(sourceRow + 2 * sw * 4) : nil
+                    if WideKernels.horizontalPair(
+                        level: level, sourceRow, UnsafePointer(sourceRow + sw * 4), width: sw, table: xTable, kernel: xFixed,
+                        scratch: scratch, into: ring + (ringEnd % capacity) * dw, ring + ((ringEnd + 1) % capacity) * dw, next: next)
+                    {
+                        ringEnd += 2
+                        ringStart = max(ringStart, ringEnd - capacity)
+                        continue
+                    }
+                    // One of them has transparency: this output ends here if it needs both, else
+                    // the first is taken alone below (and the second found out when needed).
+                    if ringEnd + 1 < start + count { return y }
+                }
                 if wide {
                     // The row after it is read next (or soon after), unless it is past the table's.
                     let next = ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil
@@ -383,6 +401,16 @@ public struct Resampler: Sendable {
             if start < ringStart || start > ringEnd { (ringStart, ringEnd) = (start, start) }
             while ringEnd < start + count {
                 let sourceRow = base + ringEnd * sw * 4
+                if level == 4 && ringEnd + 1 < min(start + capacity, yTable.endInput) {
+                    // Two rows at once, as in `resampleOpaque` (the second's slot is free).
+                    xKernel.filter16Pair(
+                        level: level, sourceRow, UnsafePointer(sourceRow + sw * 4), width: sw, table: xTable, pairs: pairs,
+                        into: ring + (ringEnd % capacity) * dw, ring + ((ringEnd + 1) % capacity) * dw,
+                        next: ringEnd + 2 < yTable.endInput ? UnsafePointer(sourceRow + 2 * sw * 4) : nil)
+                    ringEnd += 2
+                    ringStart = max(ringStart, ringEnd - capacity)
+                    continue
+                }
                 _ = xKernel.filter16(
                     level: level, sourceRow, width: sw, table: xTable, pairs: pairs, into: ring + (ringEnd % capacity) * dw,
                     next: ringEnd + 1 < yTable.endInput ? UnsafePointer(sourceRow + sw * 4) : nil)
@@ -439,6 +467,8 @@ struct KernelTable {
     let firstInput: Int
     /// One past the highest input index any output reads.
     let endInput: Int
+    /// The largest weight's magnitude (the fixed-point forms' precision follows from it).
+    let largestWeight: Float
 
     /// Weights for mapping `length` input pixels starting at `start` (of `inSize`) onto
     /// `outSize` outputs, with Pillow's conventions (pixel centres at +0.5).
@@ -453,6 +483,7 @@ struct KernelTable {
         var weights = [Float](repeating: 0, count: outSize * stride)
         var lowest = inSize
         var highest = 0
+        var largest: Float = 0
         var row = [Double](repeating: 0, count: stride)
         let lanczosSteps = Lanczos3Sines.Steps(step: inverse)
         for i in 0..<outSize {
@@ -498,10 +529,15 @@ struct KernelTable {
                 starts[i] = lo
                 counts[i] = 1
                 weights[i * stride] = 1
+                largest = max(largest, 1)
             } else {
                 starts[i] = lo + first
                 counts[i] = last - first
-                for k in first..<last { weights[i * stride + k - first] = Float(row[k] / total) }
+                for k in first..<last {
+                    let w = Float(row[k] / total)
+                    weights[i * stride + k - first] = w
+                    largest = max(largest, abs(w))
+                }
             }
             lowest = min(lowest, starts[i])
             highest = max(highest, starts[i] + counts[i])
@@ -512,6 +548,7 @@ struct KernelTable {
         self.stride = stride
         self.firstInput = lowest
         self.endInput = max(highest, lowest + 1)
+        self.largestWeight = largest
     }
 
     /// Convolves one row of premultiplied input (indexed by input position) into `output`.

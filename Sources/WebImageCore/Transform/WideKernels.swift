@@ -80,8 +80,40 @@ enum WideKernels {
         }
     }
 
-    /// The scratch ``horizontal(level:_:width:table:kernel:scratch:into:next:)`` needs for rows of `width` pixels.
-    static func scratchCount(width: Int) -> Int { (2 * width + 32) * 4 }
+    /// Two source rows filtered as ``horizontal(level:_:width:table:kernel:scratch:into:next:)``
+    /// filters one, `row0` into `output0` and `row1` into `output1`, at level 4 only (each
+    /// weight load serves both). Returns whether both are opaque over the table's span; when
+    /// either is not, neither output is of use. `next`: the row filtered after `row1`, if any.
+    @inline(__always)
+    static func horizontalPair(
+        level: Int32, _ row0: UnsafePointer<UInt8>, _ row1: UnsafePointer<UInt8>, width: Int, table: KernelTable,
+        kernel: FixedPointKernel, scratch: UnsafeMutablePointer<Int16>, into output0: UnsafeMutablePointer<SIMD4<Int16>>,
+        _ output1: UnsafeMutablePointer<SIMD4<Int16>>, next: UnsafePointer<UInt8>?
+    ) -> Bool {
+        let shift = Int32(kernel.precision - OpaqueRows.fraction)
+        let outputs = table.starts.count
+        return table.starts.withUnsafeBufferPointer { starts in
+            table.counts.withUnsafeBufferPointer { counts in
+                kernel.packedTaps.withUnsafeBufferPointer { taps in
+                    kernel.plan.withUnsafeBufferPointer { plan in
+                        UnsafeMutableRawPointer(output0).withMemoryRebound(to: Int16.self, capacity: outputs * 4) { out0 in
+                            UnsafeMutableRawPointer(output1).withMemoryRebound(to: Int16.self, capacity: outputs * 4) { out1 in
+                                wi_resample_horizontal_packed2(
+                                    level, row0, row1, width, outputs, starts.baseAddress, counts.baseAddress, plan.baseAddress,
+                                    taps.baseAddress, kernel.packedBlockStride, shift, Int32(128 << OpaqueRows.fraction), scratch,
+                                    out0, out1, next) != 0
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The scratch ``horizontal(level:_:width:table:kernel:scratch:into:next:)`` and
+    /// ``horizontalPair(level:_:_:width:table:kernel:scratch:into:_:next:)`` need for rows of
+    /// `width` pixels.
+    static func scratchCount(width: Int) -> Int { (4 * width + 64) * 4 }
 
     /// Output row `y` of ``OpaqueRows`` from `count` filtered rows (`rows[count]` readable too,
     /// as there), `width` pixels, into RGBA8 `bytes`.
