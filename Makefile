@@ -4,7 +4,7 @@ CONFIG ?= debug
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
-  bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-callgrind-resize bench-service-cpu bench-service-colour transform-references \
+  bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-callgrind-resize bench-callgrind-service bench-service-cpu bench-service-colour transform-references \
   placeholder-references sigv4-references cmyk-profile
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
@@ -203,11 +203,18 @@ bench-colour: setup
 
 ## bench-ssimulacra2: one SSIMULACRA2 comparison of 512x512 pixels on one thread, interleaved with
 ## preparing the reference and comparing against it; medians of SSIMULACRA2_ITERATIONS
-## (docs/PERFORMANCE.md, "Perceptual metric"; WEBIMAGE_METRIC_KERNELS=portable: baseline kernels)
+## (docs/PERFORMANCE.md, "Perceptual metric"; WEBIMAGE_METRIC_KERNELS=portable: baseline kernels).
+## Then ours against PyPI's ssimulacra2 (the reference) on the same pair, interleaved in
+## SSIMULACRA2_PEER_ROUNDS rounds of SSIMULACRA2_ITERATIONS of ours and SSIMULACRA2_PEER_CALLS of
+## PyPI's (Benchmarks/python/ssimulacra2_peer.py)
 SSIMULACRA2_ITERATIONS ?= 51
+SSIMULACRA2_PEER_ROUNDS ?= 7
+SSIMULACRA2_PEER_CALLS ?= 5
 bench-ssimulacra2: setup
 	$(SWIFT) build -c release --product webimage-bench $(SWIFT_BUILD_FLAGS)
 	.build/release/webimage-bench ssimulacra2 $(SSIMULACRA2_ITERATIONS)
+	"$$(bash scripts/quality-venv.sh)" Benchmarks/python/ssimulacra2_peer.py .build/release/webimage-bench \
+		$(SSIMULACRA2_PEER_ROUNDS) $(SSIMULACRA2_ITERATIONS) $(SSIMULACRA2_PEER_CALLS)
 
 ## bench-avif: the AV1 encoders libavif links (aom, rav1e, SVT-AV1) at equal SSIMULACRA2 against
 ## imgproxy's default AVIF (aom speed 8, 4:2:0, q63): speed, subsampling, CPU per encode and size
@@ -245,6 +252,13 @@ bench-callgrind: setup
 bench-callgrind-resize: bench-resize
 	@EXTRA_PACKAGES="valgrind" bash scripts/setup.sh
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" sh scripts/callgrind-resize.sh
+
+## bench-callgrind-service: instruction counts (valgrind) of ONE request of a release
+## `webimage serve` (2 MP JPEG → fit 512, JPEG q80 from a loopback origin) and the functions that
+## cost the most (scripts/callgrind-service.sh; OPTIONS, WARM, SETTLE)
+bench-callgrind-service: release
+	@EXTRA_PACKAGES="valgrind" bash scripts/setup.sh
+	bash scripts/callgrind-service.sh "$$($(SWIFT) build -c release --show-bin-path $(SWIFT_BUILD_FLAGS))/webimage"
 
 ## bench-service-cpu: quick CPU-ms per request of a release `webimage serve` on the service
 ## benchmark's tasks, for before/after checks while tuning (scripts/measure-service-cpu.sh)

@@ -5,7 +5,8 @@
 #   - wrk and libvips-tools (vipsthumbnail) through scripts/setup.sh;
 #   - thumbor 7.8.0 from PyPI into the venv $BENCH_VENV (default .build-bench-venv, ignored by git);
 #   - gcc, to build the floor programs Benchmarks/c/decode_bench.c and encode_floor.c (the codec
-#     libraries called directly) into .build-bench/bin.
+#     libraries called directly) into .build-bench/bin; the floor's resample is our Resampler
+#     called directly (webimage-resize-bench, built with webimage; RESIZE_BENCH=PATH otherwise).
 # Then builds `webimage` (release; WEBIMAGE=PATH uses that binary instead, no build) and runs
 # Benchmarks/python/service_bench.py, which prints the tables and writes them to $OUT (default
 # .build-bench/service-results.md).
@@ -68,13 +69,21 @@ rm -f "$log"
 if [ -n "${WEBIMAGE:-}" ]; then
   BIN="$WEBIMAGE"
   echo "bench-service: using $BIN (WEBIMAGE; not rebuilt)" >&2
+  # The floor's resample: RESIZE_BENCH, or the one built next to WEBIMAGE.
+  RESIZE_BENCH="${RESIZE_BENCH:-$(dirname "$BIN")/webimage-resize-bench}"
 else
-  echo "bench-service: building webimage (release)" >&2
+  echo "bench-service: building webimage and webimage-resize-bench (release)" >&2
   # shellcheck disable=SC2086
   timeout 3600 "$SWIFT" build -c release --product webimage ${SWIFT_BUILD_FLAGS:-} >&2
-  BIN="$("$SWIFT" build -c release --show-bin-path ${SWIFT_BUILD_FLAGS:-})/webimage"
+  # shellcheck disable=SC2086
+  timeout 3600 "$SWIFT" build -c release --product webimage-resize-bench ${SWIFT_BUILD_FLAGS:-} >&2 ||
+    echo "bench-service: webimage-resize-bench did not build: the floor has no resample step" >&2
+  BINDIR="$("$SWIFT" build -c release --show-bin-path ${SWIFT_BUILD_FLAGS:-})"
+  BIN="$BINDIR/webimage"
+  RESIZE_BENCH="${RESIZE_BENCH:-$BINDIR/webimage-resize-bench}"
 fi
+[ -x "$RESIZE_BENCH" ] || RESIZE_BENCH=""
 
-export WEBIMAGE="$BIN" THUMBOR THUMBOR_ERROR DECODE_BENCH ENCODE_FLOOR FLOOR_ERROR
+export WEBIMAGE="$BIN" RESIZE_BENCH THUMBOR THUMBOR_ERROR DECODE_BENCH ENCODE_FLOOR FLOOR_ERROR
 export BENCH_COMMAND="${BENCH_COMMAND:-make bench-service${ROUNDS:+ ROUNDS=$ROUNDS}${REQUESTS:+ REQUESTS=$REQUESTS}${SECTIONS:+ SECTIONS=$SECTIONS}}"
 exec timeout "${BENCH_TIMEOUT:-3600}" "$PY" Benchmarks/python/service_bench.py

@@ -10,7 +10,14 @@ usage: bench-hdr.py BENCH_BINARY CORPUS WORKDIR ROUNDS ITERATIONS
    webimage-bench hdr-thumbnail, alternating), and libvips' thumbnail_buffer + jpegsave_buffer
    (VIPS_CONCURRENCY=1) on the gain-map input; ROUNDS rounds, each running ITERATIONS of every
    contender in turn; the medians of all runs.
-3. Quality: the HDR renditions (libultrahdr's decode, linear half float, 1.0 = SDR white) of our
+3. Writing a gain-map JPEG from HDR pixels, from the same 4000x3000 HDR picture at map scale
+   1/4 and quality 95 (base and map): ours (webimage-bench hdr-encode: RGBA16 PQ, CICP 1/16, a
+   one- and a three-channel map) against libultrahdr's encoder from an HDR-only input
+   (imagecodecs.ultrahdr_encode; linear half-float RGBA, and packed RGBA1010102 PQ; its default
+   three-channel map; for an HDR-only input libultrahdr 1.4 computes the map in one pass whatever
+   its speed preset, so the preset is left alone); CPU ms per encode, interleaved as above, medians; then each file's HDR
+   rendition (libultrahdr's decode) against the source box-averaged 8x8, PSNR in the PQ domain.
+4. Quality: the HDR renditions (libultrahdr's decode, linear half float, 1.0 = SDR white) of our
    thumbnail and of libvips' against the source's rendition box-averaged 8x8 in linear light;
    PSNR over R, G, B in the PQ domain (1.0 = 203 cd/m2). And our thumbnail's SDR base against
    our plain thumbnail's (8-bit PSNR).
@@ -34,6 +41,7 @@ fixtures = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fixtures)
 
 WIDTH, HEIGHT, BOX = 4000, 3000, 500
+MAP_SCALE, ENCODE_QUALITY = 4, 95
 
 
 def make_inputs(corpus, work):
@@ -53,7 +61,33 @@ def make_inputs(corpus, work):
     for path, data in zip(paths, (with_map, without)):
         with open(path, "wb") as f:
             f.write(data)
-    return paths
+    return paths, hdr
+
+
+def make_encode_inputs(hdr, work):
+    """The HDR picture as ours reads it (RGBA16 PQ, host-endian, written to a file) and as
+    libultrahdr reads it (linear half float as given; packed RGBA1010102 PQ)."""
+    signal = pq(hdr[..., :3])
+    rgba16 = np.full((HEIGHT, WIDTH, 4), 65535, np.uint16)
+    rgba16[..., :3] = np.round(signal * 65535).astype(np.uint16)
+    raw = os.path.join(work, "hdr-12mp-pq.rgba16")
+    rgba16.astype("=u2").tofile(raw)
+    codes = np.round(signal * 1023).astype(np.uint32)
+    packed = codes[..., 0] | codes[..., 1] << 10 | codes[..., 2] << 20 | np.uint32(3) << 30
+    return raw, np.ascontiguousarray(packed)
+
+
+def uhdr_linear(hdr):
+    return imagecodecs.ultrahdr_encode(hdr, level=ENCODE_QUALITY, scale=MAP_SCALE)
+
+
+def uhdr_pq(packed):
+    return imagecodecs.ultrahdr_encode(packed, level=ENCODE_QUALITY, scale=MAP_SCALE,
+                                       gamut=imagecodecs.ULTRAHDR.CG.BT_709, transfer=imagecodecs.ULTRAHDR.CT.PQ)
+
+
+def box8(linear):
+    return linear.astype(np.float64)[..., :3].reshape(HEIGHT // 8, 8, WIDTH // 8, 8, 3).mean(axis=(1, 3))
 
 
 def vips_thumbnail(data):
@@ -80,7 +114,7 @@ def psnr(a, b, peak=1.0):
 def main():
     bench, corpus, work, rounds, iterations = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
     os.makedirs(work, exist_ok=True)
-    with_path, without_path = make_inputs(corpus, work)
+    (with_path, without_path), hdr = make_inputs(corpus, work)
     source = open(with_path, "rb").read()
     ours_map, ours_plain, vips = [], [], []
     vips_out = vips_thumbnail(source)  # warm-up
@@ -96,6 +130,31 @@ def main():
             vips.append((time.process_time() - start) * 1000)
     with open(os.path.join(work, "vips-map.jpg"), "wb") as f:
         f.write(vips_out)
+
+    raw, packed = make_encode_inputs(hdr, work)
+    encoders = {"ours_c1": [], "ours_c3": [], "uhdr_linear": [], "uhdr_pq": []}
+    files = {"uhdr_linear": uhdr_linear(hdr), "uhdr_pq": uhdr_pq(packed)}  # warm-up
+    for _ in range(rounds):
+        out = subprocess.run([bench, "hdr-encode", raw, str(WIDTH), str(HEIGHT), str(MAP_SCALE), "1,3",
+                              str(ENCODE_QUALITY), str(iterations), work], check=True, capture_output=True, text=True).stdout
+        fields = dict(part.split("=", 1) for part in out.split())
+        encoders["ours_c1"] += [float(x) for x in fields["c1_cpu_ms"].split(",")]
+        encoders["ours_c3"] += [float(x) for x in fields["c3_cpu_ms"].split(",")]
+        for name, encode, source_pixels in (("uhdr_linear", uhdr_linear, hdr), ("uhdr_pq", uhdr_pq, packed)):
+            for _ in range(iterations):
+                start = time.process_time()
+                files[name] = encode(source_pixels)
+                encoders[name].append((time.process_time() - start) * 1000)
+    for count in (1, 3):
+        files[f"ours_c{count}"] = open(os.path.join(work, f"ours-encode-c{count}.jpg"), "rb").read()
+    source_box = box8(hdr)
+    encode_psnr = {}
+    for name, data in files.items():
+        try:
+            rendition = imagecodecs.ultrahdr_decode(data)
+            encode_psnr[name] = round(psnr(pq(box8(rendition)), pq(source_box)), 2)
+        except Exception as error:
+            encode_psnr[name] = f"not read: {error}"
 
     ours_jpeg = open(os.path.join(work, "ours-map.jpg"), "rb").read()
     plain_jpeg = open(os.path.join(work, "ours-plain.jpg"), "rb").read()
@@ -126,7 +185,17 @@ def main():
     print(f"  ours {result['ours_psnr_pq_db']} dB, libvips {result['libvips_psnr_pq_db']} dB")
     db_text = result["sdr_base_vs_plain_db"]
     print(f"  our SDR base vs our plain thumbnail: {db_text}{'' if db_text == 'identical' else ' dB'} (target >= 44 dB)")
-    print(json.dumps({"ours_map_ms": om, "ours_plain_ms": op, "vips_ms": vm, **result}))
+    print(f"== writing a gain-map JPEG from the 4000x3000 HDR picture, map 1/{MAP_SCALE}, quality {ENCODE_QUALITY}; "
+          f"{rounds} rounds x {iterations}, interleaved; CPU ms medians ({imagecodecs.ultrahdr_version()}); "
+          "PSNR: libultrahdr's reading of each file vs the source, 8x8 boxes, PQ domain")
+    labels = {"ours_c1": "ours, RGBA16 PQ, 1-channel map", "ours_c3": "ours, RGBA16 PQ, 3-channel map",
+              "uhdr_linear": "libultrahdr, linear half float", "uhdr_pq": "libultrahdr, RGBA1010102 PQ"}
+    medians = {name: median(values) for name, values in encoders.items()}
+    for name, label in labels.items():
+        print(f"  {label:32s} {medians[name]:8.1f}   {len(files[name]) / 1e6:.2f} MB   {encode_psnr[name]} dB")
+    print(json.dumps({"ours_map_ms": om, "ours_plain_ms": op, "vips_ms": vm, **result,
+                      "encode_ms": medians, "encode_bytes": {k: len(v) for k, v in files.items()},
+                      "encode_psnr_pq_db": encode_psnr}))
 
 
 if __name__ == "__main__":

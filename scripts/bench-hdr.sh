@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench-hdr` (SPEC H-3, H-6): a 12 MP Ultra HDR JPEG made by libultrahdr to a 500 px
 # thumbnail — our CPU with the gain map, without it, and libvips 8.18's thumbnail, interleaved;
-# then the HDR-rendition PSNR of both thumbnails and our SDR base check (scripts/bench-hdr.py).
+# then writing a gain-map JPEG from HDR pixels, ours against libultrahdr's encoder (interleaved),
+# and the HDR-rendition PSNR of every output and our SDR base check (scripts/bench-hdr.py).
 # Usage (from the project root): bash scripts/bench-hdr.sh [ROUNDS] [ITERATIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

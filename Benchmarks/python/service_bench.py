@@ -22,6 +22,8 @@ from the environment:
                 directly, service_floor.py), hits (wrk), scale (the sweep over workers/processes)
   DECODE_BENCH, ENCODE_FLOOR  the compiled Benchmarks/c programs the floor runs (run-service.sh
                 builds them); FLOOR_ITERATIONS timed calls per program run (31)
+  RESIZE_BENCH  the release `webimage-resize-bench`: the floor's resample step (our Resampler
+                called directly); without it the floor has no resample and no ours ÷ floor
   SCALE_ROUNDS, SCALE_REQUESTS  the sweep: rounds (3), and requests per configuration and round (40)
 
 Every request renders: ours gets a fresh `cb:` (cache buster) option per request and has no
@@ -802,12 +804,20 @@ def main():
         if rounds:
             print(f"bench-service: {len(tasks)} tasks × {len(contenders)} contenders × {ROUNDS} rounds", file=sys.stderr)
         samples = {key: [] for key in usable}
+        floor_programs = [os.environ.get("DECODE_BENCH", ""), os.environ.get("ENCODE_FLOOR", "")]
+        floor_between = "floor" in SECTIONS and all(p and os.access(p, os.X_OK) for p in floor_programs)
+        floor_samples = []
         for r in range(rounds):
             for task in tasks:
                 order = contenders if (r + tasks.index(task)) % 2 == 0 else contenders[::-1]
                 for c in order:
                     if (task.id, c.name) in usable:
                         samples[(task.id, c.name)].append(run_segment(c, task, origin, task.requests()))
+            if floor_between:
+                # The floor between the rounds too: ours ÷ floor then compares the same load.
+                floor_samples.append(service_floor.measure(
+                    os.path.join(sources, "photo.jpg"), *floor_programs, iterations=FLOOR_ITERATIONS, repeats=1,
+                    resize_bench=os.environ.get("RESIZE_BENCH") or None, pillow=False))
             print(f"bench-service: round {r + 1}/{ROUNDS} done", file=sys.stderr)
         for (task_id, name), segs in samples.items():
             if not segs:
@@ -853,8 +863,10 @@ def main():
             print("bench-service: the codec libraries called directly (floor)", file=sys.stderr)
             programs = [os.environ.get("DECODE_BENCH", ""), os.environ.get("ENCODE_FLOOR", "")]
             if all(p and os.access(p, os.X_OK) for p in programs):
-                results["floor2"] = service_floor.measure(os.path.join(sources, "photo.jpg"), *programs,
-                                                          iterations=FLOOR_ITERATIONS)
+                results["floor2"] = service_floor.combine(
+                    service_floor.measure(os.path.join(sources, "photo.jpg"), *programs, iterations=FLOOR_ITERATIONS,
+                                          resize_bench=os.environ.get("RESIZE_BENCH") or None),
+                    floor_samples if rounds else [])
             else:
                 results["floor2"] = {"error": os.environ.get("FLOOR_ERROR") or
                                      "DECODE_BENCH and ENCODE_FLOOR (Benchmarks/c, built by run-service.sh) not given"}

@@ -11,17 +11,24 @@ Steps, each timed as the median process CPU time of single-threaded calls:
   Pillow   thumbor's own libraries through its Pillow (the bench venv's): `draft` + load, LANCZOS
            resize, and the encodes with thumbor's options (JPEG progressive + optimize) — what
            thumbor cannot avoid paying either
-The resample is not part of the floor (decode + encode); Pillow's LANCZOS figure shows what one
-costs in a C library.
+  resample Benchmarks/Sources/webimage-resize-bench: our Resampler (Lanczos3, one thread) called
+           directly on the decoded size's opaque RGBA pixels → the output size, as the service
+           resamples the 1/DENOM decode (when RESIZE_BENCH is given)
+The floor of a request is decode + resample + encode: what it cannot avoid (the service's own
+figure of merit: ours ÷ floor, target ≤ 1.2×). Against thumbor the goals were stated on
+decode + encode alone; Pillow's LANCZOS figure shows what a C library's resample costs.
 
 Used by service_bench.py; also runnable alone:
-  service_floor.py SOURCE.jpg DECODE_BENCH ENCODE_FLOOR [ITERATIONS]   prints the measurements.
+  service_floor.py SOURCE.jpg DECODE_BENCH ENCODE_FLOOR [ITERATIONS [RESIZE_BENCH]]   prints the measurements.
 """
 import io
 import json
+import os
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 # The tasks this floor covers: (task id, encoder argument of encode_floor, Pillow save options).
@@ -60,10 +67,10 @@ def run(argv, timeout=300):
     return proc.stdout
 
 
-def measure(source, decode_bench, encode_floor, iterations=31, repeats=3):
+def measure(source, decode_bench, encode_floor, iterations=31, repeats=3, resize_bench=None, pillow=True):
     """The floor's figures for `source` (the task's JPEG): a dict, or {"error": why}.
-    Each C program runs `repeats` times (`iterations` timed calls each, median of the process's
-    CPU time); the median of those medians is reported."""
+    Each program runs `repeats` times (`iterations` timed calls each, median of the process's
+    CPU time); the median of those medians is reported. `pillow`: also Pillow's steps."""
     from PIL import Image  # the bench venv's Pillow (thumbor's)
 
     with Image.open(source) as im:
@@ -99,8 +106,58 @@ def measure(source, decode_bench, encode_floor, iterations=31, repeats=3):
     except (OSError, RuntimeError, subprocess.SubprocessError, KeyError, ValueError) as error:
         result["error"] = str(error)
         return result
-    result.update(pillow_steps(source, (out_w, out_h), iterations))
+    if resize_bench:
+        result.update(resample_step(source, result["decoded"], (out_w, out_h), resize_bench, iterations, repeats))
+    if pillow:
+        result.update(pillow_steps(source, (out_w, out_h), iterations))
     return result
+
+
+# The floor's own steps (not Pillow's): the keys `combine` takes the median of.
+STEP_KEYS = ("decode_ms", "resample_ms") + tuple(f"{task_id}_encode_ms" for task_id, _, _ in ENCODES)
+
+
+def combine(final, samples):
+    """`final` with each floor step replaced by its median over `samples` (floors measured
+    between the rounds, interleaved with the services) and `final` itself."""
+    if "error" in final:
+        return final
+    combined = dict(final)
+    for key in STEP_KEYS:
+        values = [s[key] for s in samples + [final] if key in s and "error" not in s]
+        if values:
+            combined[key] = statistics.median(values)
+    combined["samples"] = 1 + sum(1 for s in samples if "error" not in s)
+    return combined
+
+
+def resample_step(source, decoded, size, resize_bench, iterations, repeats):
+    """Our Resampler called directly (webimage-resize-bench, Lanczos3, one thread) from the
+    decoded size to `size`, on the source's own pixels at that size, opaque RGBA as the service
+    holds a JPEG: {"resample_ms": median CPU-ms} or {"resample_error": why}."""
+    from PIL import Image
+
+    try:
+        width, height = (int(v) for v in decoded.split("×"))
+        with Image.open(source) as im:
+            pixels = im.convert("RGB").resize((width, height), Image.Resampling.BOX).convert("RGBA").tobytes()
+        with tempfile.NamedTemporaryFile(suffix=".rgba", delete=False) as f:
+            f.write(pixels)
+            raw = f.name
+        try:
+            medians = []
+            for _ in range(repeats):
+                out = run([resize_bench, raw, str(width), str(height), str(size[0]), str(size[1]), "lanczos3",
+                           str(iterations), "1"])
+                m = re.search(r"median ([0-9.]+) ms", out)
+                if not m:
+                    raise RuntimeError(f"unexpected output of webimage-resize-bench: {out.strip()[-200:]}")
+                medians.append(float(m.group(1)))
+        finally:
+            os.unlink(raw)
+        return {"resample_ms": statistics.median(medians)}
+    except (OSError, RuntimeError, subprocess.SubprocessError, ValueError) as error:
+        return {"resample_error": str(error)}
 
 
 def package_version(name):
@@ -173,15 +230,20 @@ def render(floor, titles, thumbor_cpu, ours_cpu):
         add("")
         return lines
     d = floor["denominator"]
+    when = (f"measured after each of the {floor['samples'] - 1} rounds and once more after them, interleaved with "
+            f"the services; the median of those" if floor.get("samples", 1) > 1 else "measured after the rounds")
     add(f"**Floor: the codec libraries called directly** for the 2 MP tasks (source {floor['source']}, output "
-        f"{floor['output']}; one thread, median process CPU-ms of single calls; {floor['c_versions']}; "
+        f"{floor['output']}; one thread, median process CPU-ms of single calls, {when}; {floor['c_versions']}; "
         f"thumbor's libraries: {floor.get('pillow_version', '?')}):")
     add("")
     add("| Step | C library called directly (ours links these) | CPU-ms | thumbor's library (Pillow) | CPU-ms |")
     add("|---|---|---:|---|---:|")
     add(f"| decode at 1/{d} → {floor['decoded']} | libjpeg-turbo `tjDecompress2` (Benchmarks/c/decode_bench.c) | "
         f"{fmt(floor['decode_ms'])} | `draft` + `load` → {floor.get('pillow_decoded', '?')} | {fmt(floor.get('pillow_decode_ms'))} |")
-    add(f"| resample → {floor['output']} | (not part of the floor) | | LANCZOS `resize` | {fmt(floor.get('pillow_resize_ms'))} |")
+    resample_note = ("our `Resampler`, Lanczos3, 1 thread (Benchmarks/Sources/webimage-resize-bench)" if "resample_ms" in floor
+                     else f"not measured ({floor.get('resample_error', 'no RESIZE_BENCH')})")
+    add(f"| resample → {floor['output']} | {resample_note} | {fmt(floor.get('resample_ms'))} | LANCZOS `resize` | "
+        f"{fmt(floor.get('pillow_resize_ms'))} |")
     names = {"jpeg": ("JPEG q80: libjpeg-turbo, baseline 4:2:0", "JPEG q80 progressive + optimize (thumbor's)"),
              "webp": ("WebP q75: libwebp, method 4", "WebP q75, method 4"),
              "avif": ("AVIF q63: libavif + aom, speed 9, quantizer 2 steps lower (ours up to 1.2 MP), 1 thread", "AVIF q63, speed 8")}
@@ -216,11 +278,37 @@ def render(floor, titles, thumbor_cpu, ours_cpu):
             add(f"| {titles.get(task_id, task_id)} | {total:.1f} ({floor['decode_ms']:.1f} + {enc:.1f}) | – | – | "
                 f"≤ {goal:.2f}× | thumbor not measured in this run | – | – |")
     add("")
+    lines.extend(render_ratio(floor, titles, ours_cpu))
+    return lines
+
+
+SERVICE_TARGET = 1.2  # ours ÷ floor (decode + resample + encode), CPU-ms per request
+
+
+def render_ratio(floor, titles, ours_cpu):
+    """Markdown lines: ours against the whole floor (decode + resample + encode) per task."""
+    if "resample_ms" not in floor or not any(ours_cpu.get(t) for t, _, _ in ENCODES):
+        return []
+    lines = ["**Ours against the floor** (decode + resample + encode called directly, the same run): what the "
+             "service adds (fetch through the address policy's proxy, HTTP, hashing, scheduling) on top of "
+             f"what the request cannot avoid; target ≤ {SERVICE_TARGET:.1f}×:", "",
+             "| Task | floor CPU-ms (decode + resample + encode) | ours CPU-ms | ours ÷ floor | over the floor |",
+             "|---|---:|---:|---:|---:|"]
+    for task_id, _, _ in ENCODES:
+        enc, ours = floor.get(task_id + "_encode_ms"), ours_cpu.get(task_id)
+        if enc is None or not ours:
+            continue
+        total = floor["decode_ms"] + floor["resample_ms"] + enc
+        lines.append(f"| {titles.get(task_id, task_id)} | {total:.1f} ({floor['decode_ms']:.1f} + "
+                     f"{floor['resample_ms']:.1f} + {enc:.1f}) | {ours:.1f} | **{ours / total:.2f}×** | "
+                     f"{ours - total:.1f} ms |")
+    lines.append("")
     return lines
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    result = measure(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 31)
+    result = measure(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 31,
+                     resize_bench=sys.argv[5] if len(sys.argv) > 5 else None)
     print(json.dumps(result, indent=1))

@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The settings that are true or false: a bare `--NAME` means `--NAME true`.
     static let booleanSettings: Set<String> = [
-        "auto-webp", "auto-avif", "strip-color-profile", "preserve-hdr", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
+        "auto-webp", "auto-avif", "auto-jxl", "strip-color-profile", "preserve-hdr", "sanitize-svg", "use-s3", "s3-endpoint-use-path-style",
         "best-format-by-default", "best-format-allow-skips", "jpeg-progressive", "jpeg-no-subsample", "jpeg-trellis-quant",
         "jpeg-overshoot-deringing", "jpeg-optimize-scans", "png-interlaced", "png-quantize", "webp-smart-subsample",
     ]

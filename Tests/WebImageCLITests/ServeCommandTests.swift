@@ -40,7 +40,18 @@ import WebImageTesting
         ] {
             #expect(text.contains(expected), "\(expected) missing from: \(text)")
         }
-        let serve = try await ServeProcess.start(["--auto-webp", "--sanitize-svg", "--auto-avif", "false", "--workers", "1"])
+        // Every setting's flag, each an option block of the help, shows its default.
+        let blocks = (help.stdout + help.stderr).components(separatedBy: "\n  --").dropFirst()
+            .map { $0.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ") }
+        let settings = blocks.filter { !$0.hasPrefix("config ") && !$0.hasPrefix("version ") && !$0.hasPrefix("help ") }
+        #expect(settings.count >= 80, "\(settings.count) setting flags")
+        for block in settings {
+            #expect(block.contains("(default: "), "--\(block.prefix(60)): no default")
+        }
+        for flag in ["auto-jxl", "jxl-effort", "max-chained-pipelines", "max-result-dimension", "autoquality-method", "best-format-candidates", "avif-subsample"] {
+            #expect(settings.contains { $0.hasPrefix(flag + " ") }, "--\(flag) listed")
+        }
+        let serve = try await ServeProcess.start(["--auto-webp", "--auto-jxl", "--sanitize-svg", "--auto-avif", "false", "--workers", "1"])
         #expect(serve.isRunning, "bare boolean flags are accepted")
         await serve.stop()
     }

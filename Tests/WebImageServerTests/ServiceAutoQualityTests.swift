@@ -79,7 +79,7 @@ import WebImageTesting
         defer { Task { await harness.stop() } }
         harness.origin.route("/a.png", .ok(try TestImages.png(width: 16, height: 16), contentType: "image/png"))
         let cases = [
-            "aq:", "aq:ml", "aq:s2:nan", "aq:s2:NaN", "aq:s2:inf", "aq:s2:1e400", "aq:s2:-5", "aq:s2:101", "aq:size:-1",
+            "aq:ml", "aq:s2:nan", "aq:s2:NaN", "aq:s2:inf", "aq:s2:1e400", "aq:s2:-5", "aq:s2:101", "aq:size:-1",
             "aq:size:99999999999999999999", "aq:size:1.5", "aq:dssim:0", "aq:dssim:2", "aq:s2:80:0", "aq:s2:80:90:70",
             "aq:s2:80:30:101", "aq:s2:80:30:95:-1", "aq:s2:80:30:95:nan", "aq:s2:80:30:95:2:9", "autoquality:bogus",
         ]
@@ -88,10 +88,41 @@ import WebImageTesting
             #expect(reply.status == 400, "\(options): \(reply.status)")
             #expect(reply.text.contains("aq") || reply.text.contains("autoquality"), "\(options): \(reply.text)")
         }
-        for options in ["aq:none", "aq:s2", "aq:s2:70::", "aq:dssim:0.02:70:80:0.001", "autoquality:size:10240:10:80"] {
+        for options in ["aq:none", "aq:s2", "aq:s2:70::", "aq:dssim:0.02:70:80:0.001", "autoquality:size:10240:10:80", "aq:", "aq::::"] {
             let reply = try await harness.get(harness.plainPath("/a.png", options: options, ext: "jpg"))
             #expect(reply.status == 200, "\(options): \(reply.status) \(reply.text)")
         }
+    }
+
+    @Test("Given aq with empty or missing arguments, then they are the service's autoquality setting's (imgproxy's aq redefines its config), or the method's defaults for another method")
+    func omittedArgumentsTakeTheSetting() async throws {
+        let setting = AutoQuality(method: .ssimulacra2, target: 85, minQuality: 40, maxQuality: 90, allowedError: 1)
+        func resolved(_ options: String, over base: AutoQuality = setting) throws -> AutoQuality? {
+            try ProcessingOptions.parse(segments: options.split(separator: "/").map(String.init), presets: PresetTable(), autoquality: base).autoquality
+        }
+        #expect(try resolved("aq::88") == AutoQuality(method: .ssimulacra2, target: 88, minQuality: 40, maxQuality: 90, allowedError: 1))
+        #expect(try resolved("aq:s2") == setting)
+        #expect(try resolved("autoquality:ssimulacra2::50") == AutoQuality(method: .ssimulacra2, target: 85, minQuality: 50, maxQuality: 90, allowedError: 1))
+        #expect(try resolved("aq::::30") == AutoQuality(method: .ssimulacra2, target: 85, minQuality: 30, maxQuality: 30, allowedError: 1))
+        #expect(try resolved("aq:") == setting)
+        #expect(try resolved("aq:dssim") == AutoQuality.defaults(for: .dssim), "another method: its own defaults")
+        #expect(try resolved("aq:none") == AutoQuality.none)
+        #expect(try resolved("aq::88", over: .none) == AutoQuality.none, "no method anywhere: no search, as imgproxy's none")
+        #expect(try resolved("w:10/-/aq::70") == AutoQuality(method: .ssimulacra2, target: 70, minQuality: 40, maxQuality: 90, allowedError: 1),
+                "a later pipeline's aq is the request's")
+        #expect(throws: ImageServiceError.self, "a target of the setting's method checked") { try resolved("aq::101") }
+        #expect(throws: ImageServiceError.self) {
+            try resolved("aq::0.5", over: AutoQuality.defaults(for: .size))
+        }
+        #expect(try ProcessingOptions.parse(segments: ["aq::88"], presets: PresetTable(), autoquality: setting).canonicalForm
+            != ProcessingOptions.parse(segments: ["aq::89"], presets: PresetTable(), autoquality: setting).canonicalForm)
+
+        let harness = try await ServiceHarness.start { $0.autoquality = setting }
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/g.png", .ok(try TestImages.png(width: 96, height: 64), contentType: "image/png"))
+        let reply = try await harness.get(harness.plainPath("/g.png", options: "aq::80", ext: "jpg"))
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(try await harness.metric("webimage_autoquality_searches_total") == 1, "the setting's method searched")
     }
 
     @Test("Given the autoquality settings, then they are read as the URL option is, and bad ones are refused")
@@ -103,7 +134,7 @@ import WebImageTesting
         #expect(configuration.autoquality == AutoQuality(method: .ssimulacra2, target: 85, minQuality: 40, maxQuality: 95, allowedError: 2))
         #expect(configuration.autoqualityFormatMax == [.avif: 65, .webp: 80])
         for bad in [
-            ["autoquality-method": ["ml"]], ["autoquality-target": ["80"]], ["autoquality-method": ["s2"], "autoquality-target": ["nan"]],
+            ["autoquality-method": ["ml"]], ["autoquality-method": [""]], ["autoquality-target": ["80"]], ["autoquality-method": ["s2"], "autoquality-target": ["nan"]],
             ["autoquality-format-min": ["avif=0"]], ["autoquality-format-max": ["tiff=50"]],
         ] {
             #expect(throws: ImageServiceSettings.Problem.self) { try ImageServiceSettings.configuration(from: bad) }

@@ -69,6 +69,35 @@ import WebImageTesting
         }
     }
 
+    @Test("Given @best as the URL's extension, then the answer is f:best's; with best-format-allow-skips an SVG or skip_processing source is answered as it is, without it rendered")
+    func extensionAndAllowSkips() async throws {
+        let png = try TestImages.png(width: 40, height: 30)
+        let svg = Data(##"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="#0a0"/></svg>"##.utf8)
+        let skipping = try await ServiceHarness.start { $0.bestFormat.allowSkips = true }
+        defer { Task { await skipping.stop() } }
+        skipping.origin.route("/g.png", .ok(png, contentType: "image/png"))
+        skipping.origin.route("/a.svg", .ok(svg, contentType: "image/svg+xml"))
+        let byOption = try await skipping.get(skipping.plainPath("/g.png", options: "w:20/f:best"), headers: Self.accept)
+        let byExtension = try await skipping.get(skipping.plainPath("/g.png", options: "w:20", ext: "best"), headers: Self.accept)
+        #expect(byOption.status == 200 && byExtension.status == 200, "\(byExtension.text)")
+        #expect(byExtension.body == byOption.body && byExtension.header("Content-Type") == byOption.header("Content-Type"))
+        let encodes = try #require(try await skipping.metric("webimage_best_format_encodes_total"))
+        #expect(encodes >= 1)
+        let skipped = try await skipping.get(skipping.plainPath("/g.png", options: "w:20/skp:png", ext: "best"), headers: Self.accept)
+        #expect(skipped.status == 200 && skipped.body == png, "a skip_processing source as it is")
+        #expect(skipped.header("Content-Type") == "image/png")
+        let vector = try await skipping.get(skipping.plainPath("/a.svg", options: "w:20/f:best"), headers: Self.accept)
+        #expect(vector.status == 200 && vector.header("Content-Type") == "image/svg+xml", "\(vector.text)")
+        #expect(try await skipping.metric("webimage_best_format_encodes_total") == encodes, "nothing encoded for them")
+
+        let rendering = try await ServiceHarness.start()
+        defer { Task { await rendering.stop() } }
+        rendering.origin.route("/g.png", .ok(png, contentType: "image/png"))
+        let processed = try await rendering.get(rendering.plainPath("/g.png", options: "w:20/skp:png", ext: "best"), headers: Self.accept)
+        #expect(processed.status == 200)
+        #expect(try TestImages.decode(processed.body).pixelSize.width == 20, "without allow-skips the source is rendered")
+    }
+
     @Test("Given best-format-max-resolution below the result, then one format is encoded without trying the others")
     func maxResolutionPicksOne() async throws {
         let harness = try await ServiceHarness.start { $0.bestFormat.maxResolution = 0.001 }

@@ -7,15 +7,36 @@ import WebImageTesting
 /// Chained pipelines (`/-/`, SPEC V-16) over loopback HTTP: each pipeline applies to the
 /// previous one's result, as a second request on the first one's output would.
 @Suite(.timeLimit(.minutes(3))) struct ServiceChainedPipelinesTests {
+    /// A `width`×`height` PNG: the harness's gradient inside a white frame a tenth of the width
+    /// wide, so `trim` has a border to remove.
+    static func framed(width: Int, height: Int) throws -> Data {
+        let inner = TestImages.gradient(width: width, height: height).pixels
+        let border = width / 10
+        let pixels = PixelBuffer.make(width: width, height: height) { out in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let i = (y * width + x) * 4
+                    let framed = x < border || y < border || x >= width - border || y >= height - border
+                    for c in 0..<4 { out[i + c] = framed ? 255 : inner.bytes[i + c] }
+                }
+            }
+        }
+        return try CodersManager.shared.encode(Image(pixels: pixels, hasAlpha: false), format: .png, options: EncodeOptions())
+    }
+
     @Test("Given a chained request, then its result has the pixels of a second request made on the first one's output", arguments: [
-        ("rs:fit:32:32", "c:20:10:nowe/bl:1"),
-        ("rs:fill:50:30/pd:8/bg:ffffff", "t:10"),
-        ("c:40:40:nowe/rot:90", "fl:1:0/w:24"),
+        ("rs:fit:32:32", "c:20:10:nowe/bl:1", false),
+        ("rs:fill:50:30/pd:8/bg:ffffff", "t:10", false),
+        ("c:40:40:nowe/rot:90", "fl:1:0/w:24", false),
+        // imgproxy's examples (on a framed picture): `.../width:500/crop:1000/-/trim:10/...` and
+        // `.../rs:fit:500:500/-/trim:10/...`.
+        ("width:500/crop:1000", "trim:10", true), ("rs:fit:500:500", "trim:10", true),
     ])
-    func sameAsSecondRequest(first: String, second: String) async throws {
+    func sameAsSecondRequest(first: String, second: String, framed: Bool) async throws {
         let harness = try await ServiceHarness.start()
         defer { Task { await harness.stop() } }
-        harness.origin.route("/src.png", .ok(try TestImages.png(width: 64, height: 48), contentType: "image/png"))
+        let source = framed ? try Self.framed(width: 1200, height: 900) : try TestImages.png(width: 64, height: 48)
+        harness.origin.route("/src.png", .ok(source, contentType: "image/png"))
         let step = try await harness.get(harness.plainPath("/src.png", options: first, ext: "png"))
         #expect(step.status == 200, "\(step.text)")
         harness.origin.route("/step.png", .ok(step.body, contentType: "image/png"))

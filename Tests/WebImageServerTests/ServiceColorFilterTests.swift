@@ -41,6 +41,10 @@ import WebImageTesting
             ("/grey.png", "brightness:-255", RGBA(r: 0, g: 0, b: 0)),
             ("/grey.png", "co:2", RGBA(r: 72, g: 72, b: 72)),
             ("/grey.png", "contrast:1", RGBA(r: 100, g: 100, b: 100)),
+            // imgproxy's examples: 0.5 halves the contrast, 1.5 raises it by half (distance from 128: 28 → 14, 42).
+            ("/grey.png", "co:0.5", RGBA(r: 114, g: 114, b: 114)),
+            ("/grey.png", "co:1.5", RGBA(r: 86, g: 86, b: 86)),
+            ("/grey.png", "br:-50", RGBA(r: 50, g: 50, b: 50)),
             ("/grey.png", "a:10", RGBA(r: 110, g: 110, b: 110)),
             ("/grey.png", "adjust::2", RGBA(r: 72, g: 72, b: 72)),
             // Luma of (200, 100, 50): 0.299·200 + 0.587·100 + 0.114·50 = 124.2.

@@ -105,6 +105,34 @@ import WebImageTesting
         #expect((big ^ other).nonzeroBitCount >= 16, "another picture: \(String(big, radix: 16)) vs \(String(other, radix: 16))")
     }
 
+    @Test("Given ph, avg and p, then the JSON holds imgproxy's documented shapes exactly: a 16-digit lowercase hex string, {R,G,B,A} objects of whole numbers 0-255")
+    func documentedShapes() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/blocks.png", .ok(try Self.blocks(width: 64, height: 48), contentType: "image/png"))
+        let reply = try await harness.get("/info" + harness.plainPath("/blocks.png", options: "perceptual_hash:1/average:1/palette:3"))
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(reply.header("Content-Type")?.hasPrefix("application/json") == true)
+        let object = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any], "\(reply.text)")
+        // imgproxy's examples: "perceptual_hash": "9797306d694b4e94"; "average": { "R": 139, "G": 132, "B": 121, "A": 255 };
+        // "palette": [{ "R": 189, "G": 178, "B": 169, "A": 255 }, …].
+        let hash = try #require(object["perceptual_hash"] as? String, "\(reply.text)")
+        #expect(hash.count == 16 && hash.allSatisfy { $0.isNumber || ("a"..."f").contains($0) }, "\(hash)")
+        func isColor(_ value: Any?) -> Bool {
+            guard let color = value as? [String: Any], Set(color.keys) == ["R", "G", "B", "A"] else { return false }
+            return color.values.allSatisfy { ($0 as? NSNumber).map { Double($0.intValue) == $0.doubleValue && (0...255).contains($0.intValue) } ?? false }
+        }
+        #expect(isColor(object["average"]), "\(reply.text)")
+        let palette = try #require(object["palette"] as? [Any], "\(reply.text)")
+        #expect((1...3).contains(palette.count) && palette.allSatisfy(isColor), "\(reply.text)")
+        // Whole numbers written as such, never 139.0.
+        for key in ["\"average\":{", "\"palette\":[{"] {
+            let start = try #require(reply.text.range(of: key), "\(key) in \(reply.text)")
+            let part = reply.text[start.upperBound...].prefix { $0 != "}" }
+            #expect(!part.contains("."), "\(key): \(part)")
+        }
+    }
+
     @Test("Given hostile info arguments, then 400 names the option")
     func hostileValues() async throws {
         let harness = try await ServiceHarness.start()

@@ -98,6 +98,22 @@ import WebImageTesting
         #expect(notAsked.header("Content-Type") == "image/avif")
     }
 
+    @Test("Given jxl-effort 1 and 9, when a PNG is asked for as JPEG XL, then the encoder gets the effort: different files of the same picture")
+    func effortReachesTheEncoder() async throws {
+        let png = try TestImages.png(width: 96, height: 64)
+        var bodies: [Data] = []
+        for effort in [1, 9] {
+            let harness = try await ServiceHarness.start { $0.jxlEffort = effort }
+            defer { Task { await harness.stop() } }
+            harness.origin.route("/src.png", .ok(png, contentType: "image/png"))
+            let reply = try await harness.get(harness.plainPath("/src.png", ext: "jxl"))
+            #expect(reply.status == 200 && reply.header("Content-Type") == "image/jxl", "\(reply.text)")
+            #expect(try TestImages.decode(reply.body).pixelSize == PixelSize(width: 96, height: 64))
+            bodies.append(reply.body)
+        }
+        #expect(bodies[0] != bodies[1], "effort 1 and 9 made the same \(bodies[0].count) bytes")
+    }
+
     @Test("Given the jxl-effort, avif-speed and auto-jxl settings, then they parse within imgproxy's ranges and refuse others")
     func settingsParse() throws {
         let parsed = try ImageServiceSettings.configuration(from: ["jxl-effort": ["7"], "avif-speed": ["6"], "auto-jxl": ["true"]]).0

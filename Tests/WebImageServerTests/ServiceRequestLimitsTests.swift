@@ -27,6 +27,23 @@ import WebImageTesting
         #expect(raised.status == 413, "a request cannot raise the service's limit: \(raised.text)")
     }
 
+    @Test("Given max_src_resolution on an animation, then its frames count together, as imgproxy documents, unless max_animation_frame_resolution limits each frame")
+    func sourceResolutionOfAnimations() async throws {
+        let gif = try TestImages.animatedGIF(frames: 3)  // 40×30 frames: 1200 pixels each, 3600 in all
+        let harness = try await ServiceHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.route("/anim.gif", .ok(gif, contentType: "image/gif"))
+        let summed = try await harness.get(harness.plainPath("/anim.gif", options: "msr:0.002", ext: "gif"))
+        #expect(summed.status == 413, "3600 pixels in all over 2000: \(summed.text)")
+        #expect(summed.text.contains("max_src_resolution"), "\(summed.text)")
+        for (options, reason) in [
+            ("msr:0.0036", "3600 pixels in all"), ("msr:0.002/mafr:0.0012", "each frame within max_animation_frame_resolution"),
+        ] {
+            let reply = try await harness.get(harness.plainPath("/anim.gif", options: options, ext: "gif"))
+            #expect(reply.status == 200, "\(options) (\(reason)): \(reply.text)")
+        }
+    }
+
     @Test("Given max_src_file_size, then a source over it is 413, also for raw; a larger value does not raise the service's")
     func sourceFileSize() async throws {
         let png = try TestImages.png(width: 40, height: 30)
@@ -41,11 +58,17 @@ import WebImageTesting
         let exact = try await open.get(open.plainPath("/src.png", options: "msfs:\(png.count)", ext: "png"))
         #expect(exact.status == 200, "\(exact.text)")
 
+        // imgproxy documents 0 as turning the check off: here it keeps the service's limit.
+        let zero = try await open.get(open.plainPath("/src.png", options: "msfs:0", ext: "png"))
+        #expect(zero.status == 200, "msfs:0 is imgproxy's 'no check of its own': \(zero.text)")
+
         let tight = try await ServiceHarness.start { $0.limits.maxSourceBytes = png.count - 1 }
         defer { Task { await tight.stop() } }
         tight.origin.route("/src.png", .ok(png, contentType: "image/png"))
-        let raised = try await tight.get(tight.plainPath("/src.png", options: "msfs:100000000", ext: "png"))
-        #expect(raised.status == 413, "a request cannot raise the service's limit: \(raised.text)")
+        for options in ["msfs:100000000", "msfs:0"] {
+            let raised = try await tight.get(tight.plainPath("/src.png", options: options, ext: "png"))
+            #expect(raised.status == 413, "\(options) cannot raise the service's limit: \(raised.text)")
+        }
     }
 
     @Test("Given max_animation_frames, then an animation with more frames is 413; a larger value does not raise the service's")
@@ -133,7 +156,7 @@ import WebImageTesting
                 #expect(reply.text.contains(name), "\(name):\(value): \(reply.text)")
             }
         }
-        for name in ["msr", "msfs", "maf"] {
+        for name in ["msr", "maf"] {
             let reply = try await harness.get(harness.plainPath("/src.png", options: "\(name):0", ext: "png"))
             #expect(reply.status == 400, "\(name):0 → \(reply.status) \(reply.text)")
         }

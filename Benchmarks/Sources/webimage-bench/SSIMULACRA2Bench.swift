@@ -7,9 +7,11 @@ import WebImageCore
 /// this thread, interleaved with preparing the reference (`SSIMULACRA2.PreparedReference`) and
 /// one comparison against the prepared reference (what each candidate of an autoquality search
 /// costs). Prints median wall and CPU ms of each and the scores. `WEBIMAGE_METRIC_KERNELS=portable`
-/// in the environment measures the baseline kernels.
+/// in the environment measures the baseline kernels. With `pairDirectory`, the pair is also
+/// written there as `ref.png` and `dist.png` (lossless), for the reference implementation to
+/// score the same pixels (Benchmarks/python/ssimulacra2_peer.py).
 enum SSIMULACRA2Bench {
-    static func run(iterations: Int) throws {
+    static func run(iterations: Int, pairDirectory: String? = nil) throws {
         let side = 512
         let bytes = [UInt8](unsafeUninitializedCapacity: side * side * 4) { buffer, count in
             for y in 0..<side {
@@ -28,6 +30,12 @@ enum SSIMULACRA2Bench {
         let jpeg = try CodersManager.shared.encode(
             Image(pixels: reference, hasAlpha: false), format: .jpeg, options: EncodeOptions(quality: 0.5))
         let distorted = try CodersManager.shared.decode(jpeg, options: DecodeOptions()).pixels
+        if let pairDirectory {
+            for (name, pixels) in [("ref.png", reference), ("dist.png", distorted)] {
+                let png = try CodersManager.shared.encode(Image(pixels: pixels, hasAlpha: false), format: .png, options: EncodeOptions())
+                try png.write(to: URL(fileURLWithPath: pairDirectory).appendingPathComponent(name))
+            }
+        }
         let scorer = SSIMULACRA2.Scorer()
         var prepared = try SSIMULACRA2.PreparedReference(reference)
         var score = try scorer.score(reference: reference, distorted: distorted)

@@ -4,8 +4,11 @@
 // usage: webimage-bench decode FILE ITERATIONS DENOM
 //        webimage-bench thumbnail FILE ITERATIONS BOX   (decode to fit BOX, encode JPEG q80)
 //        webimage-bench hdr-thumbnail WITH WITHOUT ITERATIONS BOX OUTDIR   (HDRBench.swift)
+//        webimage-bench hdr-encode RAW W H SCALE CHANNELS QUALITY ITERATIONS OUTDIR   (HDREncodeBench.swift)
+//        webimage-bench hdr-bitmap RAW W H ITERATIONS   (HDREncodeBench.swift)
 //        webimage-bench colour ITERATIONS   (colour conversion cost, ColourBench.swift)
-//        webimage-bench ssimulacra2 ITERATIONS   (one 512x512 comparison, SSIMULACRA2Bench.swift)
+//        webimage-bench ssimulacra2 ITERATIONS [PAIRDIR]   (one 512x512 comparison, SSIMULACRA2Bench.swift;
+//          PAIRDIR: also write the pair there as ref.png and dist.png)
 //        webimage-bench colour-sources DIR  (the 12 MP JPEGs, untagged and tagged, ColourBench.swift)
 //   DENOM 1 = full decode; 8 = thumbnail of 1/8 the width and height.
 // prints: median_ms=<wall ms> cpu_ms=<median process CPU ms> mpix=<megapixels of the source>
@@ -65,7 +68,7 @@ if arguments.count >= 3, arguments[1] == "colour-sources" {
 }
 if arguments.count >= 3, arguments[1] == "ssimulacra2", let iterations = Int(arguments[2]), iterations > 0 {
     do {
-        try SSIMULACRA2Bench.run(iterations: iterations)
+        try SSIMULACRA2Bench.run(iterations: iterations, pairDirectory: arguments.count >= 4 ? arguments[3] : nil)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
@@ -77,6 +80,31 @@ if arguments.count >= 7, arguments[1] == "hdr-thumbnail", let iterations = Int(a
 {
     do {
         try HDRBench.run(with: arguments[2], without: arguments[3], iterations: iterations, box: box, outDirectory: arguments[6])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count >= 10, arguments[1] == "hdr-encode", let width = Int(arguments[3]), let height = Int(arguments[4]),
+    let scale = Int(arguments[5]), let quality = Int(arguments[7]), let iterations = Int(arguments[8]), iterations > 0
+{
+    let channels = arguments[6].split(separator: ",").compactMap { Int($0) }
+    do {
+        try HDREncodeBench.run(
+            raw: arguments[2], width: width, height: height, scale: scale, channels: channels, quality: quality,
+            iterations: iterations, outDirectory: arguments[9])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count >= 6, arguments[1] == "hdr-bitmap", let width = Int(arguments[3]), let height = Int(arguments[4]),
+    let iterations = Int(arguments[5]), iterations > 0
+{
+    do {
+        try HDRBitmapBench.run(raw: arguments[2], width: width, height: height, iterations: iterations)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("webimage-bench: \(error)\n".utf8))

@@ -1,10 +1,12 @@
 import Foundation
 
 extension AutoQuality {
-    /// The `autoquality`/`aq` option: `method[:target[:min[:max[:allowed_error]]]]`; an
-    /// empty or missing argument keeps the method's default (``defaults(for:)``). `s2` is short
-    /// for `ssimulacra2`; `ml` (imgproxy's neural-network prediction) is refused.
-    static func parse(_ values: [String]) throws(AutoQualityProblem) -> AutoQuality {
+    /// The `autoquality`/`aq` option: `method[:target[:min[:max[:allowed_error]]]]`, every
+    /// argument optional as in imgproxy, where they redefine the `autoquality-*` settings: an
+    /// empty method is `base`'s (the service's setting), and an empty or missing argument is
+    /// `base`'s when the method is `base`'s, else the method's default (``defaults(for:)``).
+    /// `s2` is short for `ssimulacra2`; `ml` (imgproxy's neural-network prediction) is refused.
+    static func parse(_ values: [String], over base: AutoQuality = .none) throws(AutoQualityProblem) -> AutoQuality {
         guard (1...5).contains(values.count) else { throw AutoQualityProblem("expected 1 to 5 arguments, got \(values.count)") }
         let methodName = values[0]
         let method: Method
@@ -14,10 +16,10 @@ extension AutoQuality {
         case "dssim": method = .dssim
         case "ssimulacra2", "s2": method = .ssimulacra2
         case "ml": throw AutoQualityProblem("method 'ml' (a neural network) is not available; use ssimulacra2, dssim or size")
-        case "": throw AutoQualityProblem("expected a method: none, size, dssim or ssimulacra2")
+        case "": method = base.method
         default: throw AutoQualityProblem("unknown method '\(methodName)'; expected none, size, dssim or ssimulacra2")
         }
-        var result = defaults(for: method)
+        var result = method == base.method ? base : defaults(for: method)
         func given(_ index: Int) -> String? { index < values.count && !values[index].isEmpty ? values[index] : nil }
         func number(_ index: Int, _ name: String) throws(AutoQualityProblem) -> Double {
             guard let value = Double(values[index]), value.isFinite else { throw AutoQualityProblem("\(name) '\(values[index])' is not a number") }
@@ -59,7 +61,8 @@ extension AutoQuality {
             }
             result.allowedError = allowed
         }
-        return result
+        // `none` searches nothing: its arguments are checked and otherwise mean nothing.
+        return method == .none ? .none : result
     }
 
     /// Per-format qualities from a setting's text: `avif=60,webp=75`.

@@ -18,11 +18,11 @@ struct ParsedRequest<Output: ServiceOutput>: Sendable {
     let output: Output
 
     /// Parses and checks `path` for a client that sent `accept`, with the service's signer,
-    /// presets, source policy, negotiation and clock.
+    /// presets, autoquality setting, source policy, negotiation and clock.
     /// - Throws: the first check's ``ImageServiceError``.
     init(
-        path: String, accept: String?, signer: URLSigner?, presets: PresetTable, maxPipelines: Int = 0, policy: SourcePolicy,
-        negotiation: FormatNegotiation, now: Date
+        path: String, accept: String?, signer: URLSigner?, presets: PresetTable, maxPipelines: Int = 0, autoquality: AutoQuality = .none,
+        policy: SourcePolicy, negotiation: FormatNegotiation, now: Date
     ) throws(ImageServiceError) {
         let request = try ImageRequestPath(path: String(path.dropFirst(Output.pathPrefix.count)))
         if let signer, !signer.verify(signature: request.signature, path: request.signedPath) {
@@ -31,7 +31,7 @@ struct ParsedRequest<Output: ServiceOutput>: Sendable {
         let normalized = try SourceURLNormalizer.normalize(request.source)
         var segments = request.optionSegments
         let settings = try Output.settings(from: &segments)
-        let options = try ProcessingOptions.parse(segments: segments, presets: presets, maxPipelines: maxPipelines)
+        let options = try ProcessingOptions.parse(segments: segments, presets: presets, maxPipelines: maxPipelines, autoquality: autoquality)
         if ProcessingOptions.hasExpired(options.expires, now: now) { throw ImageServiceError.expired }
         try policy.check(normalized)
         self.path = path

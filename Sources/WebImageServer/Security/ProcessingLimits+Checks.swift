@@ -44,6 +44,9 @@ extension ProcessingLimits {
             guard !overflow, total <= maxTotalAnimationPixels else {
                 throw .tooLarge("animation exceeds \(maxTotalAnimationPixels) pixels")
             }
+            if frames > 1, maxAnimationFramePixels == 0, let summed = maxSummedSourcePixels, total > summed {
+                throw .tooLarge("\(frames) frames of \(metadata.pixelSize) exceed \(summed) pixels in all (max_src_resolution counts every frame)")
+            }
         }
         return metadata
     }

@@ -11,6 +11,10 @@ public struct ProcessingLimits: Sendable, Hashable {
     /// Largest resolution of one frame of an animated source, in pixels; 0 = no limit of its
     /// own (imgproxy's `MAX_ANIMATION_FRAME_RESOLUTION`, default 0).
     public var maxAnimationFramePixels = 0
+    /// A request's `max_src_resolution` as imgproxy applies it to an animated source: the pixels
+    /// of all its frames together, unless ``maxAnimationFramePixels`` limits each frame; `nil`
+    /// when the request sets none (``lowered(by:)``).
+    var maxSummedSourcePixels: Int?
     /// Largest source in bytes (default 64 MiB).
     public var maxSourceBytes = 64 * 1024 * 1024
     /// Largest result side in pixels.

@@ -146,7 +146,8 @@ public final class ImageService: Sendable {
     /// negotiation and clock.
     func parse<Output>(_ path: String, accept: String?) throws(ImageServiceError) -> ParsedRequest<Output> {
         try ParsedRequest(
-            path: path, accept: accept, signer: signer, presets: configuration.presets, maxPipelines: configuration.maxChainedPipelines, policy: sources.policy,
+            path: path, accept: accept, signer: signer, presets: configuration.presets, maxPipelines: configuration.maxChainedPipelines,
+            autoquality: configuration.autoquality, policy: sources.policy,
             negotiation: negotiation, now: now())
     }
 

@@ -18,6 +18,7 @@ extension ImageServiceSettings {
         func one(_ name: String) -> String? { values[name]?.last }
         let names = ["autoquality-target", "autoquality-min", "autoquality-max", "autoquality-allowed-error"]
         if let method = one("autoquality-method") {
+            guard !method.isEmpty else { throw Problem(description: "autoquality-method: expected none, size, dssim or ssimulacra2") }
             let arguments = [method] + names.map { one($0) ?? "" }
             do {
                 configuration.autoquality = try AutoQuality.parse(arguments)

@@ -83,6 +83,7 @@ extension ProcessingOptions {
         take(\.preserveHDR)
         take(\.fallbackImageURL)
         take(\.autoquality)
+        take(\.autoqualityArguments)
         take(\.jpegOptions)
         take(\.pngOptions)
         take(\.webpOptions)

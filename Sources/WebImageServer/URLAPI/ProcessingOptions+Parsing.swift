@@ -8,12 +8,23 @@ extension ProcessingOptions {
 
     /// Options from URL segments: the `default` preset first (if defined), then each segment;
     /// `-` segments chain pipelines (`PipelineChain`), at most `maxPipelines` of them (0 = no
-    /// limit).
-    public static func parse(segments: [String], presets: PresetTable, maxPipelines: Int = 0) throws(ImageServiceError) -> ProcessingOptions {
+    /// limit). `autoquality` is the service's `autoquality-*` setting, which the empty
+    /// arguments of an `aq` option take (``AutoQuality``).
+    public static func parse(
+        segments: [String], presets: PresetTable, maxPipelines: Int = 0, autoquality: AutoQuality = .none
+    ) throws(ImageServiceError) -> ProcessingOptions {
         var chain = PipelineChain(presets: presets)
         if let defaults = presets.presets["default"] { try chain.apply(defaults, from: 0, depth: 1) }
         try chain.apply(segments, from: 0, depth: 0)
-        return try chain.options(maxPipelines: maxPipelines)
+        var options = try chain.options(maxPipelines: maxPipelines)
+        if let arguments = options.autoqualityArguments {
+            do {
+                options.autoquality = try AutoQuality.parse(arguments, over: autoquality)
+            } catch {
+                throw .badOption(option: "autoquality (aq)", reason: error.reason)
+            }
+        }
+        return options
     }
 
     /// Applies one `name:arg:arg` segment. Unknown names and bad arguments throw
@@ -94,8 +105,10 @@ extension ProcessingOptions {
             try args.requireCount(1...3)
             gravity = try args.gravity(from: 0, allowSmart: true)
         case "crop", "c":
-            try args.requireCount(2...5)
-            let cropWidth = try args.double(0), cropHeight = try args.double(1)
+            // The height may be left out, as in imgproxy (`crop:1000` in its chained-pipelines
+            // example): 0, the whole height.
+            try args.requireCount(1...5)
+            let cropWidth = try args.double(0), cropHeight = args.values.count > 1 ? try args.double(1) : 0
             guard cropWidth >= 0, cropHeight >= 0 else { throw args.bad("crop size must not be negative") }
             crop = CropArea(
                 width: cropWidth, height: cropHeight,
@@ -115,7 +128,13 @@ extension ProcessingOptions {
             try args.requireCount(1...1)
             quality = try args.quality(0)
         case "autoquality", "aq":
-            do { autoquality = try AutoQuality.parse(args.values) } catch { throw args.bad(error.reason) }
+            // Checked now when it names its method (the service's setting cannot change what is
+            // valid then); resolved over the setting once the URL is parsed (`parse`).
+            try args.requireCount(1...5)
+            if args.nonEmpty(0) != nil {
+                do { autoquality = try AutoQuality.parse(args.values) } catch { throw args.bad(error.reason) }
+            }
+            autoqualityArguments = args.values
         case "jpeg_options", "jpgo":
             jpegOptions = try JPEGOptions.parse(args.values, option: name)
         case "png_options", "pngo":
@@ -217,7 +236,9 @@ extension ProcessingOptions {
         case "max_src_resolution", "msr":
             limits.sourcePixels = try args.megapixelLimit(allowZero: false)
         case "max_src_file_size", "msfs":
-            limits.sourceBytes = try args.countLimit(allowZero: false)
+            // imgproxy's 0 turns the size check off; a request cannot loosen a limit, so here it
+            // keeps the service's.
+            limits.sourceBytes = try args.countLimit(allowZero: true)
         case "max_animation_frames", "maf":
             limits.animationFrames = try args.countLimit(allowZero: false)
         case "max_animation_frame_resolution", "mafr":

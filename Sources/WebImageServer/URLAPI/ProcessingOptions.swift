@@ -32,6 +32,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var formatQuality: [OutputFormat: Int] = [:]
     /// `autoquality`/`aq`: the quality search; `nil` leaves it to the service's setting.
     public var autoquality: AutoQuality?
+    /// The URL's `aq` arguments as given, resolved over the service's setting into
+    /// ``autoquality`` once the URL is parsed (an empty argument is the setting's).
+    var autoqualityArguments: [String]?
     /// `jpeg_options` (`jpgo`): over the service's `jpeg-*` settings, field by field.
     public var jpegOptions = JPEGOptions()
     /// `png_options` (`pngo`): over the service's `png-*` settings.

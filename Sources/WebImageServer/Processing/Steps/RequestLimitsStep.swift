@@ -2,10 +2,15 @@ import Foundation
 
 extension ProcessingLimits {
     /// These limits lowered by a request's own (``RequestLimits``): each the smaller of the two,
-    /// so a request can tighten the service's limits and never loosen them.
+    /// so a request can tighten the service's limits and never loosen them. A request's
+    /// `max_src_resolution` also holds an animated source's frames together, as imgproxy's does
+    /// when no `max_animation_frame_resolution` limits each frame (``maxSummedSourcePixels``).
     func lowered(by request: RequestLimits) -> ProcessingLimits {
         var limits = self
-        if let pixels = request.sourcePixels { limits.maxSourcePixels = min(limits.maxSourcePixels, pixels) }
+        if let pixels = request.sourcePixels {
+            limits.maxSourcePixels = min(limits.maxSourcePixels, pixels)
+            limits.maxSummedSourcePixels = pixels
+        }
         if let bytes = request.sourceBytes { limits.maxSourceBytes = min(limits.maxSourceBytes, bytes) }
         if let frames = request.animationFrames { limits.maxAnimationFrames = min(limits.maxAnimationFrames, frames) }
         if let pixels = request.animationFramePixels {
