@@ -21,11 +21,7 @@
 #define WI_NEON 1
 #endif
 
-/// `wi_resample_packed_plan`'s layout: a header of `WI_PLAN_HEADER` entries (the lowest start
-/// and the highest end of a window, and the end of the blocks the groups read), then
-/// `WI_PLAN_GROUP` entries per group of four outputs.
-#define WI_PLAN_HEADER 4
-#define WI_PLAN_GROUP 8
+#include "resample_plan.h"
 
 ptrdiff_t wi_resample_packed_plan_count(ptrdiff_t outputs) {
     return WI_PLAN_HEADER + (outputs + 3) / 4 * WI_PLAN_GROUP;

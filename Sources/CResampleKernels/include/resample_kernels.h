@@ -133,4 +133,35 @@ void wi_resample_vertical(
     int level, const int16_t *const *rows, const int16_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
     uint8_t *out);
 
+/// The `int16` entries of scratch `wi_resample_horizontal_rows4` needs for `plan`.
+ptrdiff_t wi_resample_rows4_scratch_count(const int32_t *plan);
+
+/// The horizontal pass of `wi_resample_horizontal_packed` over four opaque rows at once, into
+/// two *pair rows*: `rows[0]` and `rows[1]` into `pairs0`, `rows[2]` and `rows[3]` into
+/// `pairs1`. A pair row holds, for output `i` and channel `c` (red, green, blue, then a fourth
+/// that is always 0), the two rows' values side by side: `pairs[(i * 4 + c) * 2 + r]` is row
+/// `r`'s (the values `wi_resample_horizontal_packed` makes; alpha is not computed). Level 4
+/// (AVX-512 VBMI + VNNI) widens the four rows' spans once into blocks that hold one channel of
+/// eight pixels of each row (one row per 128-bit lane), so each weight load serves twelve
+/// multiply-adds and no lane is spent on alpha; the other levels run portable C.
+///
+/// Returns a mask of the rows that are opaque over the plan's span (bit `k` for `rows[k]`);
+/// the values are made for every row all the same. `scratch`:
+/// `wi_resample_rows4_scratch_count(plan)` `int16`. `next`: the four rows to be filtered next,
+/// or NULL; their spans are prefetched into cache.
+int wi_resample_horizontal_rows4(
+    int level, const uint8_t *const *rows, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, const int32_t *plan, const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset,
+    int16_t *scratch, int16_t *pairs0, int16_t *pairs1, const uint8_t *const *next);
+
+/// `wi_resample_vertical` over pair rows (`wi_resample_horizontal_rows4`): one output row of
+/// `width` RGBA8 pixels from `pair_count` pair rows and one `int32` weight pair each (row 0's
+/// `int16` weight in the low half, row 1's in the high half; zero for a row outside the
+/// window): `clamp(((sum + (1 << (shift - 1))) >> shift) + 128, 0, 255)` for red, green and
+/// blue, and alpha 255. The sums are those of `wi_resample_vertical` with the same weights, so
+/// the pixels are the same.
+void wi_resample_vertical_pairs(
+    int level, const int16_t *const *pairs, const int32_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
+    uint8_t *out);
+
 #endif

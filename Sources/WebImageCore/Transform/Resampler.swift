@@ -303,6 +303,11 @@ public struct Resampler: Sendable {
         guard let y0 = rows.first, PixelPairs.areOpaque(base + (yTable.starts[y0] * sw + lo) * 4, count: end - lo) else {
             return rows.lowerBound
         }
+        if level == 4 {
+            return resampleOpaqueRowPairs(
+                rows, of: base, width: sw, xTable: xTable, xFixed: xFixed, yTable: yTable, yFixed: yFixed, into: outBase,
+                width: dw, level: level, cancellation: cancellation)
+        }
         // Zero past the loaded span, as in `resample`.
         let lineCount = wide ? 0 : sw + xTable.stride
         let pairs = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: lineCount)
