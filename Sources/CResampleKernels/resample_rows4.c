@@ -87,69 +87,94 @@ static inline __m512i rows4_order_vnni(int c) {
     return _mm512_loadu_si512(idx);
 }
 
-/// Blocks `first..<end` of the four rows (`row_width` pixels each; none is read past it, and
-/// the missing pixels are zero) into scratch `lanes`, block `first` first: per block, red, green
-/// and blue as `rows4_order_vnni` lays them out. Returns the mask of the rows whose pixels
-/// `lo..<hi` all have alpha 255.
+/// The widening state of four rows (`widen_rows4_vnni`): the permutations, the rows, the span
+/// whose opacity is checked and what was found so far.
+typedef struct {
+    __m512i red, green, blue;
+    const uint8_t *rows[4];
+    ptrdiff_t row_width, first, lo, hi, whole, wholeEnd;
+    __m512i all01, all23;
+    __mmask64 bad01, bad23;
+} wi_rows4_widening;
+
 __attribute__((target(WI_VNNI_TARGET)))
-static int widen_rows4_vnni(
-    const uint8_t *const *rows, ptrdiff_t row_width, ptrdiff_t first, ptrdiff_t end, ptrdiff_t lo, ptrdiff_t hi,
-    int16_t *lanes) {
+static inline void widen_rows4_start(
+    wi_rows4_widening *s, const uint8_t *const *rows, ptrdiff_t row_width, ptrdiff_t first, ptrdiff_t lo, ptrdiff_t hi) {
+    s->red = rows4_order_vnni(0);
+    s->green = rows4_order_vnni(1);
+    s->blue = rows4_order_vnni(2);
+    for (int k = 0; k < 4; k++) s->rows[k] = rows[k];
+    s->row_width = row_width;
+    s->first = first;
+    s->lo = lo;
+    s->hi = hi;
+    // Blocks wholly inside lo..<hi (so inside the rows) are read without masks; the few at
+    // the edges with them.
+    s->whole = (lo + 7) >> 3;
+    s->wholeEnd = hi >> 3 > s->whole ? hi >> 3 : s->whole;
+    s->all01 = s->all23 = _mm512_set1_epi8(-1);
+    s->bad01 = s->bad23 = 0;
+}
+
+/// Blocks `from..<to` of the four rows (`row_width` pixels each; none is read past it, and the
+/// missing pixels are zero) into scratch `lanes` (block `first` first): per block, red, green
+/// and blue as `rows4_order_vnni` lays them out. Called block range after block range, just
+/// ahead of the taps that read them, so that they are read back from L1.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline void widen_rows4_vnni(wi_rows4_widening *s, ptrdiff_t from, ptrdiff_t to, int16_t *lanes) {
     const __mmask64 even = 0x5555555555555555ull;
-    const __m512i red = rows4_order_vnni(0), green = rows4_order_vnni(1), blue = rows4_order_vnni(2);
     const __m512i opaque = _mm512_set1_epi8(-1);
-    const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
-#define WI_STORE(B, T01, T23)                                                                                          \
-    do {                                                                                                               \
-        int16_t *to = lanes + ((B) - first) * 96;                                                                      \
-        _mm512_store_si512(to, _mm512_maskz_permutex2var_epi8(even, T01, red, T23));                                   \
-        _mm512_store_si512(to + 32, _mm512_maskz_permutex2var_epi8(even, T01, green, T23));                            \
-        _mm512_store_si512(to + 64, _mm512_maskz_permutex2var_epi8(even, T01, blue, T23));                             \
-    } while (0)
-    // Blocks wholly inside lo..<hi (so inside the rows) without masks; the few at the edges
-    // with them.
-    const ptrdiff_t whole = (lo + 7) >> 3, wholeEnd = hi >> 3 > whole ? hi >> 3 : whole;
-    __m512i all01 = opaque, all23 = opaque;
-    for (ptrdiff_t b = whole; b < wholeEnd; b++) {
-        const ptrdiff_t at = b * 32;
-        const __m512i t01 = _mm512_inserti64x4(
-            _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(r0 + at))), _mm256_loadu_si256((const __m256i *)(r1 + at)), 1);
-        const __m512i t23 = _mm512_inserti64x4(
-            _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(r2 + at))), _mm256_loadu_si256((const __m256i *)(r3 + at)), 1);
-        all01 = _mm512_and_si512(all01, t01);
-        all23 = _mm512_and_si512(all23, t23);
-        WI_STORE(b, t01, t23);
+    const __mmask64 alphaBytes = 0x8888888888888888ull;
+    const uint8_t *r0 = s->rows[0], *r1 = s->rows[1], *r2 = s->rows[2], *r3 = s->rows[3];
+    __m512i all01 = s->all01, all23 = s->all23;
+    for (ptrdiff_t b = from; b < to; b++) {
+        __m512i t01, t23;
+        if (b >= s->whole && b < s->wholeEnd) {
+            const ptrdiff_t at = b * 32;
+            t01 = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(r0 + at))), _mm256_loadu_si256((const __m256i *)(r1 + at)), 1);
+            t23 = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(r2 + at))), _mm256_loadu_si256((const __m256i *)(r3 + at)), 1);
+            all01 = _mm512_and_si512(all01, t01);
+            all23 = _mm512_and_si512(all23, t23);
+        } else {
+            const ptrdiff_t x = b * 8;
+            // The pixels of this block inside the rows, and those inside lo..<hi, as byte masks.
+            const ptrdiff_t have = s->row_width - x >= 8 ? 8 : s->row_width - x;
+            const __mmask32 inside = have >= 8 ? 0xFFFFFFFFu : have <= 0 ? 0 : (__mmask32)((1u << (have * 4)) - 1);
+            const ptrdiff_t lo = s->lo > x ? s->lo - x : 0, hi = s->hi - x < 8 ? s->hi - x : 8;
+            const __mmask32 checked =
+                hi > lo ? (__mmask32)((hi >= 8 ? 0xFFFFFFFFu : (1u << (hi * 4)) - 1) & ~((1u << (lo * 4)) - 1)) : 0;
+            const ptrdiff_t at = x * 4;
+            // Masked loads only touch the bytes their masks select.
+            t01 = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_maskz_loadu_epi8(inside, inside ? r0 + at : r0)),
+                _mm256_maskz_loadu_epi8(inside, inside ? r1 + at : r1), 1);
+            t23 = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_maskz_loadu_epi8(inside, inside ? r2 + at : r2)),
+                _mm256_maskz_loadu_epi8(inside, inside ? r3 + at : r3), 1);
+            const __mmask64 both = ((__mmask64)checked << 32 | checked) & alphaBytes;
+            s->bad01 |= _mm512_mask_cmpneq_epi8_mask(both, t01, opaque);
+            s->bad23 |= _mm512_mask_cmpneq_epi8_mask(both, t23, opaque);
+        }
+        int16_t *at = lanes + (b - s->first) * 96;
+        _mm512_store_si512(at, _mm512_maskz_permutex2var_epi8(even, t01, s->red, t23));
+        _mm512_store_si512(at + 32, _mm512_maskz_permutex2var_epi8(even, t01, s->green, t23));
+        _mm512_store_si512(at + 64, _mm512_maskz_permutex2var_epi8(even, t01, s->blue, t23));
     }
+    s->all01 = all01;
+    s->all23 = all23;
+}
+
+/// The mask of the rows whose pixels `lo..<hi` all have alpha 255 (bit `k` for row `k`), once
+/// every block is widened.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline int widen_rows4_opaque(const wi_rows4_widening *s) {
     // Alpha bytes that are not 255: rows 0 and 2 in the low 32 bits, rows 1 and 3 in the high.
     const __mmask64 alphaBytes = 0x8888888888888888ull;
-    __mmask64 bad01 = _mm512_mask_cmpneq_epi8_mask(alphaBytes, all01, opaque);
-    __mmask64 bad23 = _mm512_mask_cmpneq_epi8_mask(alphaBytes, all23, opaque);
-    for (ptrdiff_t b = first; b < end; b++) {
-        if (b == whole && wholeEnd > whole) {
-            b = wholeEnd - 1;
-            continue;
-        }
-        const ptrdiff_t x = b * 8;
-        // The pixels of this block inside the rows, and those inside lo..<hi, as byte masks.
-        const ptrdiff_t have = row_width - x >= 8 ? 8 : row_width - x;
-        const __mmask32 inside = have >= 8 ? 0xFFFFFFFFu : have <= 0 ? 0 : (__mmask32)((1u << (have * 4)) - 1);
-        const ptrdiff_t from = lo > x ? lo - x : 0, to = hi - x < 8 ? hi - x : 8;
-        const __mmask32 checked =
-            to > from ? (__mmask32)((to >= 8 ? 0xFFFFFFFFu : (1u << (to * 4)) - 1) & ~((1u << (from * 4)) - 1)) : 0;
-        const ptrdiff_t at = x * 4;
-        // Masked loads only touch the bytes their masks select.
-        const __m512i t01 = _mm512_inserti64x4(
-            _mm512_castsi256_si512(_mm256_maskz_loadu_epi8(inside, inside ? r0 + at : r0)),
-            _mm256_maskz_loadu_epi8(inside, inside ? r1 + at : r1), 1);
-        const __m512i t23 = _mm512_inserti64x4(
-            _mm512_castsi256_si512(_mm256_maskz_loadu_epi8(inside, inside ? r2 + at : r2)),
-            _mm256_maskz_loadu_epi8(inside, inside ? r3 + at : r3), 1);
-        const __mmask64 both = ((__mmask64)checked << 32 | checked) & alphaBytes;
-        bad01 |= _mm512_mask_cmpneq_epi8_mask(both, t01, opaque);
-        bad23 |= _mm512_mask_cmpneq_epi8_mask(both, t23, opaque);
-        WI_STORE(b, t01, t23);
-    }
-#undef WI_STORE
+    const __m512i opaque = _mm512_set1_epi8(-1);
+    const __mmask64 bad01 = s->bad01 | _mm512_mask_cmpneq_epi8_mask(alphaBytes, s->all01, opaque);
+    const __mmask64 bad23 = s->bad23 | _mm512_mask_cmpneq_epi8_mask(alphaBytes, s->all23, opaque);
     return ((uint32_t)bad01 == 0 ? 1 : 0) | ((bad01 >> 32) == 0 ? 2 : 0) | ((uint32_t)bad23 == 0 ? 4 : 0)
         | ((bad23 >> 32) == 0 ? 8 : 0);
 }
@@ -204,7 +229,9 @@ static int horizontal_rows4_vnni(
     const ptrdiff_t lo = plan[0], hi = plan[1];
     const ptrdiff_t first = lo >> 3, end = plan[2];
     int16_t *lanes = (int16_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    const int mask = widen_rows4_vnni(rows, row_width, first, end, lo, hi, lanes);
+    wi_rows4_widening widening;
+    widen_rows4_start(&widening, rows, row_width, first, lo, hi);
+    ptrdiff_t widened = first;
     // The next four rows' spans fetched into L2 a few lines per group, while these compute.
     const ptrdiff_t groups = (outputs + 3) / 4;
     const ptrdiff_t spanLines = ((hi - lo) * 4 + 63) / 64 + 1;
@@ -228,6 +255,14 @@ static int horizontal_rows4_vnni(
                 for (int r = 0; r < 4; r++) _mm_prefetch((const char *)next[r] + lo * 4 + fetched * 64, _MM_HINT_T1);
             }
         }
+        // The blocks this group reads that are not widened yet.
+        ptrdiff_t reach = widened;
+        for (int j = 0; j < 4; j++)
+            if (g[j] + g[4] > reach) reach = g[j] + g[4];
+        if (reach > widened) {
+            widen_rows4_vnni(&widening, widened, reach, lanes);
+            widened = reach;
+        }
         __m512i sums[3];
         taps4x3_vnni(p, w, g[4], sums);
         for (int c = 0; c < 3; c++) sums[c] = _mm512_sub_epi32(_mm512_sra_epi32(_mm512_add_epi32(sums[c], half), count), off);
@@ -244,7 +279,9 @@ static int horizontal_rows4_vnni(
             _mm512_mask_storeu_epi16(pairs1 + i * 8, left, v1);
         }
     }
-    return mask;
+    // The blocks no group read (the opacity check covers the whole span).
+    if (end > widened) widen_rows4_vnni(&widening, widened, end, lanes);
+    return widen_rows4_opaque(&widening);
 }
 
 /// `vertical_pairs_portable` sixteen pixels (four registers of four) at a time, the last ones
