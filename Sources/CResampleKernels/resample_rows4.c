@@ -285,10 +285,12 @@ static int horizontal_rows4_vnni(
 }
 
 /// `vertical_pairs_portable` sixteen pixels (four registers of four) at a time, the last ones
-/// under masks.
+/// under masks; with `weights1` and `out1`, a second output row from the same pair rows (each
+/// pair row's values loaded once for both).
 __attribute__((target(WI_VNNI_TARGET)))
-static void vertical_pairs_vnni(
-    const int16_t *const *pairs, const int32_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift, uint8_t *out) {
+static inline void vertical_pairs_vnni(
+    const int16_t *const *pairs, const int32_t *weights, const int32_t *weights1, ptrdiff_t pair_count, ptrdiff_t width,
+    int shift, uint8_t *out, uint8_t *out1) {
     const __m512i half = _mm512_set1_epi32(1 << (shift - 1));
     const __m512i bias = _mm512_set1_epi32(128);
     const __m128i bits = _mm_cvtsi32_si128(shift);
@@ -304,31 +306,36 @@ static void vertical_pairs_vnni(
             m[k] = left >= 4 ? 0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << (left * 4)) - 1);
         }
         __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        if (n == 16) {
-            for (ptrdiff_t q = 0; q < pair_count; q++) {
-                const int16_t *p = pairs[q] + x * 8;
-                const __m512i w = _mm512_set1_epi32(weights[q]);
-                a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(p), w);
-                a1 = _mm512_dpwssd_epi32(a1, _mm512_loadu_si512(p + 32), w);
-                a2 = _mm512_dpwssd_epi32(a2, _mm512_loadu_si512(p + 64), w);
-                a3 = _mm512_dpwssd_epi32(a3, _mm512_loadu_si512(p + 96), w);
-            }
-        } else {
-            for (ptrdiff_t q = 0; q < pair_count; q++) {
-                const int16_t *p = pairs[q] + x * 8;
-                const __m512i w = _mm512_set1_epi32(weights[q]);
-                a0 = _mm512_dpwssd_epi32(a0, _mm512_maskz_loadu_epi32(m[0], p), w);
-                a1 = _mm512_dpwssd_epi32(a1, _mm512_maskz_loadu_epi32(m[1], p + 32), w);
-                a2 = _mm512_dpwssd_epi32(a2, _mm512_maskz_loadu_epi32(m[2], p + 64), w);
-                a3 = _mm512_dpwssd_epi32(a3, _mm512_maskz_loadu_epi32(m[3], p + 96), w);
+        __m512i c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+        for (ptrdiff_t q = 0; q < pair_count; q++) {
+            const int16_t *p = pairs[q] + x * 8;
+            const __m512i v0 = _mm512_maskz_loadu_epi32(m[0], p), v1 = _mm512_maskz_loadu_epi32(m[1], p + 32);
+            const __m512i v2 = _mm512_maskz_loadu_epi32(m[2], p + 64), v3 = _mm512_maskz_loadu_epi32(m[3], p + 96);
+            const __m512i w = _mm512_set1_epi32(weights[q]);
+            a0 = _mm512_dpwssd_epi32(a0, v0, w);
+            a1 = _mm512_dpwssd_epi32(a1, v1, w);
+            a2 = _mm512_dpwssd_epi32(a2, v2, w);
+            a3 = _mm512_dpwssd_epi32(a3, v3, w);
+            if (weights1) {
+                const __m512i u = _mm512_set1_epi32(weights1[q]);
+                c0 = _mm512_dpwssd_epi32(c0, v0, u);
+                c1 = _mm512_dpwssd_epi32(c1, v1, u);
+                c2 = _mm512_dpwssd_epi32(c2, v2, u);
+                c3 = _mm512_dpwssd_epi32(c3, v3, u);
             }
         }
+        const __mmask16 stored = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
 #define WI_ROUND(A) _mm512_add_epi32(_mm512_sra_epi32(_mm512_add_epi32(A, half), bits), bias)
         // Saturating packs clamp to 0…255 as the portable pass does.
-        const __m512i bytes = _mm512_packus_epi16(_mm512_packs_epi32(WI_ROUND(a0), WI_ROUND(a1)), _mm512_packs_epi32(WI_ROUND(a2), WI_ROUND(a3)));
+#define WI_STORE(OUT, A0, A1, A2, A3)                                                                                  \
+    _mm512_mask_storeu_epi32((OUT) + x * 4, stored,                                                                    \
+        _mm512_or_si512(_mm512_permutexvar_epi32(order,                                                                \
+            _mm512_packus_epi16(_mm512_packs_epi32(WI_ROUND(A0), WI_ROUND(A1)), _mm512_packs_epi32(WI_ROUND(A2), WI_ROUND(A3)))), \
+            alpha))
+        WI_STORE(out, a0, a1, a2, a3);
+        if (weights1) WI_STORE(out1, c0, c1, c2, c3);
+#undef WI_STORE
 #undef WI_ROUND
-        const __m512i pixels = _mm512_or_si512(_mm512_permutexvar_epi32(order, bytes), alpha);
-        _mm512_mask_storeu_epi32(out + x * 4, n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1), pixels);
     }
 }
 
@@ -360,9 +367,23 @@ void wi_resample_vertical_pairs(
     if (level > wi_resample_kernels_level()) level = 0;
 #if WI_X86
     if (level == 4) {
-        vertical_pairs_vnni(pairs, weights, pair_count, width, shift, out);
+        vertical_pairs_vnni(pairs, weights, NULL, pair_count, width, shift, out, NULL);
         return;
     }
 #endif
     vertical_pairs_portable(pairs, weights, pair_count, width, shift, out);
+}
+
+void wi_resample_vertical_pairs2(
+    int level, const int16_t *const *pairs, const int32_t *weights0, const int32_t *weights1, ptrdiff_t pair_count,
+    ptrdiff_t width, int shift, uint8_t *out0, uint8_t *out1) {
+    if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
+    if (level == 4) {
+        vertical_pairs_vnni(pairs, weights0, weights1, pair_count, width, shift, out0, out1);
+        return;
+    }
+#endif
+    vertical_pairs_portable(pairs, weights0, pair_count, width, shift, out0);
+    vertical_pairs_portable(pairs, weights1, pair_count, width, shift, out1);
 }

@@ -70,7 +70,7 @@ struct ResamplerRowPairsTests {
     }
 
     @Test(
-        "Given random pair rows and weights, when the vertical pass over pair rows runs on the AVX-512 VNNI kernel and on its portable C, then the pixels are identical",
+        "Given random pair rows and weights, when the vertical pass over pair rows runs on the AVX-512 VNNI kernel (one output row and two at once) and on its portable C, then the pixels are identical",
         .enabled(if: WideKernels.level == 4, "this CPU has no AVX-512 VBMI + VNNI"))
     func verticalMatchesPortable() {
         var random = SeededRandom(seed: 0x0F0B_0005)
@@ -93,6 +93,16 @@ struct ResamplerRowPairsTests {
                 outputs.append(out)
             }
             #expect(outputs[0] == outputs[1], "\(count) pair rows × \(width) pixels differ")
+            // Two output rows at once: the first with these weights, the second with them reversed.
+            let reversed = Array(weights.reversed())
+            var second = [UInt8](repeating: 0, count: width * 4)
+            pairs.withUnsafeBufferPointer { all in
+                let pointers = (0..<count).map { UnsafePointer<Int16>?(all.baseAddress! + (count - 1 - $0) * width * 8) }
+                wi_resample_vertical_pairs(0, pointers, reversed, count, width, 14, &second)
+                var both = [UInt8](repeating: 0, count: width * 4), both1 = both
+                wi_resample_vertical_pairs2(4, pointers, weights, reversed, count, width, 14, &both, &both1)
+                #expect(both == outputs[1] && both1 == second, "two rows: \(count) pair rows × \(width) pixels differ")
+            }
         }
     }
 

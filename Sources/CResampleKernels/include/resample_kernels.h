@@ -164,4 +164,11 @@ void wi_resample_vertical_pairs(
     int level, const int16_t *const *pairs, const int32_t *weights, ptrdiff_t pair_count, ptrdiff_t width, int shift,
     uint8_t *out);
 
+/// `wi_resample_vertical_pairs` for two output rows from the same pair rows (`weights0` into
+/// `out0`, `weights1` into `out1`; zero weights for the rows outside a window): level 4 loads
+/// each pair row's values once for both.
+void wi_resample_vertical_pairs2(
+    int level, const int16_t *const *pairs, const int32_t *weights0, const int32_t *weights1, ptrdiff_t pair_count,
+    ptrdiff_t width, int shift, uint8_t *out0, uint8_t *out1);
+
 #endif

@@ -14,8 +14,15 @@ extension Resampler {
         yTable: KernelTable, yFixed: OpaqueRows, into outBase: UnsafeMutablePointer<UInt8>, width dw: Int,
         level: Int32, cancellation: WorkCancellation?
     ) -> Int {
-        // Pairs p0…p1 of an output's window, and up to two filled ahead of it (four rows a step).
-        let capacity = (yTable.stride + 1) / 2 + 3
+        // The pairs of two neighbouring outputs' windows, and up to two filled ahead of them
+        // (four rows a step).
+        var widest = (yTable.stride + 1) / 2
+        for y in rows.dropLast() {
+            let first = min(yTable.starts[y], yTable.starts[y + 1])
+            let end = max(yTable.starts[y] + yTable.counts[y], yTable.starts[y + 1] + yTable.counts[y + 1])
+            widest = max(widest, (end - 1) / 2 - first / 2 + 1)
+        }
+        let capacity = widest + 3
         let pairValues = dw * 8
         let ring = UnsafeMutablePointer<Int16>.allocate(capacity: capacity * pairValues)
         defer { ring.deallocate() }
@@ -26,7 +33,7 @@ extension Resampler {
         defer { scratch.deallocate() }
         let pairs = UnsafeMutablePointer<UnsafePointer<Int16>?>.allocate(capacity: capacity)
         defer { pairs.deallocate() }
-        let pairWeights = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let pairWeights = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * capacity)
         defer { pairWeights.deallocate() }
         let sources = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: 8)
         defer { sources.deallocate() }
@@ -45,10 +52,34 @@ extension Resampler {
                             UnsafeRawPointer(steps.baseAddress!).withMemoryRebound(
                                 to: Int16.self, capacity: steps.count * 8
                             ) { yWeights in
-                                for y in rows {
-                                    if cancellation?.isCancelled == true { return rows.upperBound }
+                                /// Whether every row of output `y`'s window is opaque.
+                                func opaque(_ y: Int) -> Bool {
+                                    for r in yTable.starts[y]..<yTable.starts[y] + yTable.counts[y]
+                                    where opaqueRows[(r >> 1) % capacity] & (1 << (r & 1)) == 0 {
+                                        return false
+                                    }
+                                    return true
+                                }
+                                /// Output `y`'s weights of rows `2p` and `2p + 1` (zero outside its window)
+                                /// as the kernels take them.
+                                func pairWeight(_ y: Int, _ p: Int) -> Int32 {
                                     let start = yTable.starts[y], count = yTable.counts[y]
-                                    let p0 = start >> 1, p1 = (start + count - 1) >> 1
+                                    let w = yWeights + y * yFixed.pairStride * 8
+                                    func weight(_ k: Int) -> UInt16 {
+                                        k >= 0 && k < count ? UInt16(bitPattern: w[k / 2 * 8 + k % 2]) : 0
+                                    }
+                                    return Int32(bitPattern: UInt32(weight(2 * p - start)) | UInt32(weight(2 * p + 1 - start)) << 16)
+                                }
+                                // Output rows two at a time where both windows are opaque (the vertical
+                                // pass loads each pair row once for both), else one.
+                                var y = rows.lowerBound
+                                while y < rows.upperBound {
+                                    if cancellation?.isCancelled == true { return rows.upperBound }
+                                    let lastY = min(y + 1, rows.upperBound - 1)
+                                    let s0 = yTable.starts[y], e0 = s0 + yTable.counts[y]
+                                    let s1 = yTable.starts[lastY], e1 = s1 + yTable.counts[lastY]
+                                    // The pairs of both windows (of y alone when lastY is y).
+                                    let p0 = min(s0, s1) >> 1, p1 = (max(e0, e1) - 1) >> 1
                                     if p0 < pairStart || p0 > pairEnd { (pairStart, pairEnd) = (p0, p0) }
                                     while pairEnd <= p1 {
                                         // These four rows, then the four after them (prefetched).
@@ -64,25 +95,27 @@ extension Resampler {
                                         pairEnd += 2
                                         pairStart = max(pairStart, pairEnd - capacity)
                                     }
-                                    // Every row of the window opaque, or this output is left to the
-                                    // premultiplied passes (the rows after it too).
-                                    for r in start..<start + count where opaqueRows[(r >> 1) % capacity] & (1 << (r & 1)) == 0 {
-                                        return y
-                                    }
-                                    // Pair q holds window rows 2q − odd and 2q + 1 − odd.
-                                    let odd = start & 1
-                                    let w = yWeights + y * yFixed.pairStride * 8
-                                    func weight(_ k: Int) -> UInt16 {
-                                        k >= 0 && k < count ? UInt16(bitPattern: w[k / 2 * 8 + k % 2]) : 0
-                                    }
-                                    let pairCount = p1 - p0 + 1
+                                    // A window with a row with transparency ends this path: that output
+                                    // and the rows after it are left to the premultiplied passes.
+                                    guard opaque(y) else { return y }
+                                    let two = lastY > y && opaque(lastY)
+                                    let first = two ? p0 : s0 >> 1
+                                    let pairCount = (two ? p1 : (e0 - 1) >> 1) - first + 1
                                     for q in 0..<pairCount {
-                                        pairs[q] = UnsafePointer(ring + ((p0 + q) % capacity) * pairValues)
-                                        let a = 2 * q - odd
-                                        pairWeights[q] = Int32(bitPattern: UInt32(weight(a)) | UInt32(weight(a + 1)) << 16)
+                                        pairs[q] = UnsafePointer(ring + ((first + q) % capacity) * pairValues)
+                                        pairWeights[q] = pairWeight(y, first + q)
+                                        if two { pairWeights[capacity + q] = pairWeight(lastY, first + q) }
                                     }
-                                    wi_resample_vertical_pairs(
-                                        level, pairs, pairWeights, pairCount, dw, verticalShift, outBase + y * dw * 4)
+                                    if two {
+                                        wi_resample_vertical_pairs2(
+                                            level, pairs, pairWeights, pairWeights + capacity, pairCount, dw, verticalShift,
+                                            outBase + y * dw * 4, outBase + lastY * dw * 4)
+                                        y += 2
+                                    } else {
+                                        wi_resample_vertical_pairs(
+                                            level, pairs, pairWeights, pairCount, dw, verticalShift, outBase + y * dw * 4)
+                                        y += 1
+                                    }
                                 }
                                 return rows.upperBound
                             }
