@@ -37,8 +37,7 @@ static int horizontal_rows4_portable(
             const int16_t *w = weights + i * block_stride * 8 + (starts[i] & 7);
             for (ptrdiff_t k = 0; k < counts[i]; k++)
                 for (int c = 0; c < 3; c++) sum[c] += (int32_t)p[k * 4 + c] * w[k];
-            for (int c = 0; c < 3; c++) out[(i * 4 + c) * 2 + (r & 1)] = (int16_t)(((sum[c] + half) >> shift) - offset);
-            out[(i * 4 + 3) * 2 + (r & 1)] = 0;
+            for (int c = 0; c < 3; c++) out[(i * 3 + c) * 2 + (r & 1)] = (int16_t)(((sum[c] + half) >> shift) - offset);
         }
         uint8_t alpha = 255;
         for (ptrdiff_t x = plan[0]; x < plan[1]; x++) alpha &= row[x * 4 + 3];
@@ -56,7 +55,7 @@ static void vertical_pairs_portable(
             for (ptrdiff_t q = 0; q < pair_count; q++) {
                 const int16_t w0 = (int16_t)(uint16_t)((uint32_t)weights[q] & 0xFFFF);
                 const int16_t w1 = (int16_t)(uint16_t)((uint32_t)weights[q] >> 16);
-                const int16_t *p = pairs[q] + (x * 4 + c) * 2;
+                const int16_t *p = pairs[q] + (x * 3 + c) * 2;
                 sum += (int32_t)p[0] * w0 + (int32_t)p[1] * w1;
             }
             const int32_t v = ((sum + half) >> shift) + 128;
@@ -206,18 +205,20 @@ static inline void taps4x3_vnni(const int16_t *const p[4], const int16_t *const 
 }
 
 /// The `vpermt2w` indices from `[red(k, 0…3) green(k, 0…3)]` (lane `k` of the first table) and
-/// `[blue(k, 0…3) 0 0 0 0]` (the second) to the pair-row layout of rows `r0` and `r0 + 1`.
+/// `[blue(k, 0…3) …]` (the second) to the pair-row layout of rows `r0` and `r0 + 1`: four
+/// outputs' 24 values, then (unused) zeros.
 __attribute__((target(WI_VNNI_TARGET)))
 static inline __m512i pair_order_vnni(int r0) {
     int16_t idx[32];
     for (int j = 0; j < 4; j++) {
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < 3; c++) {
             for (int r = 0; r < 2; r++) {
                 const int lane = 8 * (r0 + r);
-                idx[(j * 4 + c) * 2 + r] = (int16_t)(c == 0 ? lane + j : c == 1 ? lane + 4 + j : c == 2 ? 32 + lane + j : 32 + lane + 4 + j);
+                idx[(j * 3 + c) * 2 + r] = (int16_t)(c == 0 ? lane + j : c == 1 ? lane + 4 + j : 32 + lane + j);
             }
         }
     }
+    for (int n = 24; n < 32; n++) idx[n] = 0;
     return _mm512_loadu_si512(idx);
 }
 
@@ -270,23 +271,33 @@ static int horizontal_rows4_vnni(
         // leaves them as they are.
         const __m512i rg = _mm512_packs_epi32(sums[0], sums[1]), b0 = _mm512_packs_epi32(sums[2], _mm512_setzero_si512());
         const __m512i v0 = _mm512_permutex2var_epi16(rg, order0, b0), v1 = _mm512_permutex2var_epi16(rg, order1, b0);
-        if (i + 4 <= outputs) {
-            _mm512_storeu_si512(pairs0 + i * 8, v0);
-            _mm512_storeu_si512(pairs1 + i * 8, v1);
-        } else {
-            const __mmask32 left = (__mmask32)((1u << ((outputs - i) * 8)) - 1);
-            _mm512_mask_storeu_epi16(pairs0 + i * 8, left, v0);
-            _mm512_mask_storeu_epi16(pairs1 + i * 8, left, v1);
-        }
+        // Four outputs' 24 values (fewer in the last group).
+        const __mmask32 left = (__mmask32)((1u << ((i + 4 <= outputs ? 4 : outputs - i) * 6)) - 1);
+        _mm512_mask_storeu_epi16(pairs0 + i * 6, left, v0);
+        _mm512_mask_storeu_epi16(pairs1 + i * 6, left, v1);
     }
     // The blocks no group read (the opacity check covers the whole span).
     if (end > widened) widen_rows4_vnni(&widening, widened, end, lanes);
     return widen_rows4_opaque(&widening);
 }
 
-/// `vertical_pairs_portable` sixteen pixels (four registers of four) at a time, the last ones
-/// under masks; with `weights1` and `out1`, a second output row from the same pair rows (each
-/// pair row's values loaded once for both).
+/// The `vpermb` indices from the bytes `vertical_pairs_vnni` packs (lane `l`: entries
+/// `4l…4l + 3` of its three sums, then zeros) to sixteen RGBA8 pixels, alpha left for a mask.
+__attribute__((target(WI_VNNI_TARGET)))
+static inline __m512i vertical_pairs_order_vnni(void) {
+    int8_t idx[64];
+    for (int p = 0; p < 16; p++) {
+        for (int c = 0; c < 4; c++) {
+            const int e = 3 * p + c, k = e / 16, t = e % 16;
+            idx[4 * p + c] = (int8_t)(c == 3 ? 0 : 16 * (t / 4) + 4 * k + t % 4);
+        }
+    }
+    return _mm512_loadu_si512(idx);
+}
+
+/// `vertical_pairs_portable` sixteen pixels (three registers of sixteen values) at a time, the
+/// last ones under masks; with `weights1` and `out1`, a second output row from the same pair
+/// rows (each pair row's values loaded once for both).
 __attribute__((target(WI_VNNI_TARGET)))
 static inline void vertical_pairs_vnni(
     const int16_t *const *pairs, const int32_t *weights, const int32_t *weights1, ptrdiff_t pair_count, ptrdiff_t width,
@@ -294,46 +305,45 @@ static inline void vertical_pairs_vnni(
     const __m512i half = _mm512_set1_epi32(1 << (shift - 1));
     const __m512i bias = _mm512_set1_epi32(128);
     const __m128i bits = _mm_cvtsi32_si128(shift);
-    // After the packs, dword `4j + l` holds pixel `4l + j`: put pixel n at dword n.
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m512i order = vertical_pairs_order_vnni();
     const __m512i alpha = _mm512_set1_epi32((int32_t)0xFF000000u);
+    const __mmask64 colours = 0x7777777777777777ull;
     for (ptrdiff_t x = 0; x < width; x += 16) {
         const ptrdiff_t n = width - x < 16 ? width - x : 16;
-        // Per register of four pixels, its int32 entries inside the row.
-        __mmask16 m[4];
-        for (int k = 0; k < 4; k++) {
-            const ptrdiff_t left = n - 4 * k;
-            m[k] = left >= 4 ? 0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << (left * 4)) - 1);
+        // Per register of sixteen values (channels of pixels), those inside the row.
+        __mmask16 m[3];
+        for (int k = 0; k < 3; k++) {
+            const ptrdiff_t left = 3 * n - 16 * k;
+            m[k] = left >= 16 ? 0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
         }
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        __m512i c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0;
+        __m512i c0 = a0, c1 = a0, c2 = a0;
         for (ptrdiff_t q = 0; q < pair_count; q++) {
-            const int16_t *p = pairs[q] + x * 8;
+            const int16_t *p = pairs[q] + x * 6;
             const __m512i v0 = _mm512_maskz_loadu_epi32(m[0], p), v1 = _mm512_maskz_loadu_epi32(m[1], p + 32);
-            const __m512i v2 = _mm512_maskz_loadu_epi32(m[2], p + 64), v3 = _mm512_maskz_loadu_epi32(m[3], p + 96);
+            const __m512i v2 = _mm512_maskz_loadu_epi32(m[2], p + 64);
             const __m512i w = _mm512_set1_epi32(weights[q]);
             a0 = _mm512_dpwssd_epi32(a0, v0, w);
             a1 = _mm512_dpwssd_epi32(a1, v1, w);
             a2 = _mm512_dpwssd_epi32(a2, v2, w);
-            a3 = _mm512_dpwssd_epi32(a3, v3, w);
             if (weights1) {
                 const __m512i u = _mm512_set1_epi32(weights1[q]);
                 c0 = _mm512_dpwssd_epi32(c0, v0, u);
                 c1 = _mm512_dpwssd_epi32(c1, v1, u);
                 c2 = _mm512_dpwssd_epi32(c2, v2, u);
-                c3 = _mm512_dpwssd_epi32(c3, v3, u);
             }
         }
         const __mmask16 stored = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
 #define WI_ROUND(A) _mm512_add_epi32(_mm512_sra_epi32(_mm512_add_epi32(A, half), bits), bias)
-        // Saturating packs clamp to 0…255 as the portable pass does.
-#define WI_STORE(OUT, A0, A1, A2, A3)                                                                                  \
+        // Saturating packs clamp to 0…255 as the portable pass does; then the bytes to pixels.
+#define WI_STORE(OUT, A0, A1, A2)                                                                                      \
     _mm512_mask_storeu_epi32((OUT) + x * 4, stored,                                                                    \
-        _mm512_or_si512(_mm512_permutexvar_epi32(order,                                                                \
-            _mm512_packus_epi16(_mm512_packs_epi32(WI_ROUND(A0), WI_ROUND(A1)), _mm512_packs_epi32(WI_ROUND(A2), WI_ROUND(A3)))), \
+        _mm512_or_si512(_mm512_maskz_permutexvar_epi8(colours, order,                                                  \
+            _mm512_packus_epi16(_mm512_packs_epi32(WI_ROUND(A0), WI_ROUND(A1)),                                        \
+                _mm512_packs_epi32(WI_ROUND(A2), _mm512_setzero_si512()))),                                            \
             alpha))
-        WI_STORE(out, a0, a1, a2, a3);
-        if (weights1) WI_STORE(out1, c0, c1, c2, c3);
+        WI_STORE(out, a0, a1, a2);
+        if (weights1) WI_STORE(out1, c0, c1, c2);
 #undef WI_STORE
 #undef WI_ROUND
     }

@@ -37,7 +37,7 @@ struct ResamplerRowPairsTests {
             let scratchCount = kernel.plan.withUnsafeBufferPointer { wi_resample_rows4_scratch_count($0.baseAddress) }
             var results: [([Int16], [Int16], Int32)] = []
             for level in [Int32(4), 0] {
-                var pairs0 = [Int16](repeating: 0x5A5A, count: outputs * 8), pairs1 = pairs0
+                var pairs0 = [Int16](repeating: 0x5A5A, count: outputs * 6), pairs1 = pairs0
                 var scratch = [Int16](repeating: 0, count: scratchCount)
                 let mask = rows[0].withUnsafeBufferPointer { r0 in
                     rows[1].withUnsafeBufferPointer { r1 in
@@ -77,7 +77,7 @@ struct ResamplerRowPairsTests {
         for _ in 0..<60 {
             let width = 1 + random.below(90), count = 1 + random.below(40)
             // Values as the horizontal pass leaves them, (v − 128) · 128 for v in −127…382.
-            let pairs = (0..<count * width * 8).map { _ in Int16(random.below(65_280) - 32_640) }
+            let pairs = (0..<count * width * 6).map { _ in Int16(random.below(65_280) - 32_640) }
             // Weights whose magnitudes add up to at most 2¹⁶ − 1, as `OpaqueRows` keeps them.
             let weights = (0..<count).map { _ in
                 Int32(bitPattern: UInt32(random.below(1600)) | UInt32(UInt16(bitPattern: Int16(random.below(1600) - 400))) << 16)
@@ -86,8 +86,8 @@ struct ResamplerRowPairsTests {
             for level in [Int32(4), 0] {
                 var out = [UInt8](repeating: 0, count: width * 4)
                 pairs.withUnsafeBufferPointer { all in
-                    // Pair row q at all[q * width * 8...], in reverse order (any rows will do).
-                    let pointers = (0..<count).map { UnsafePointer<Int16>?(all.baseAddress! + (count - 1 - $0) * width * 8) }
+                    // Pair row q at all[q * width * 6...], in reverse order (any rows will do).
+                    let pointers = (0..<count).map { UnsafePointer<Int16>?(all.baseAddress! + (count - 1 - $0) * width * 6) }
                     wi_resample_vertical_pairs(level, pointers, weights, count, width, 14, &out)
                 }
                 outputs.append(out)
@@ -97,7 +97,7 @@ struct ResamplerRowPairsTests {
             let reversed = Array(weights.reversed())
             var second = [UInt8](repeating: 0, count: width * 4)
             pairs.withUnsafeBufferPointer { all in
-                let pointers = (0..<count).map { UnsafePointer<Int16>?(all.baseAddress! + (count - 1 - $0) * width * 8) }
+                let pointers = (0..<count).map { UnsafePointer<Int16>?(all.baseAddress! + (count - 1 - $0) * width * 6) }
                 wi_resample_vertical_pairs(0, pointers, reversed, count, width, 14, &second)
                 var both = [UInt8](repeating: 0, count: width * 4), both1 = both
                 wi_resample_vertical_pairs2(4, pointers, weights, reversed, count, width, 14, &both, &both1)

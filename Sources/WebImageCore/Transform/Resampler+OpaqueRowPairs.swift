@@ -23,7 +23,7 @@ extension Resampler {
             widest = max(widest, (end - 1) / 2 - first / 2 + 1)
         }
         let capacity = widest + 3
-        let pairValues = dw * 8
+        let pairValues = dw * 6
         let ring = UnsafeMutablePointer<Int16>.allocate(capacity: capacity * pairValues)
         defer { ring.deallocate() }
         // Per ring slot: which of its two rows were opaque over the span (bits 0 and 1).
