@@ -37,7 +37,7 @@ void wi_resample_packed_plan(ptrdiff_t outputs, const ptrdiff_t *starts, const p
     plan[1] = (int32_t)last;
     // A group runs each window as long as its longest, so one that starts later than the
     // longest may read blocks past the last window's end.
-    ptrdiff_t reach = (last + 7) >> 3;
+    ptrdiff_t reach = (last + 7) >> 3, read = 0;
     for (ptrdiff_t i = 0; i < outputs; i += 4) {
         // Per group: the block (of eight pixels) each of the four windows starts in (the last
         // output repeated past the end), and the most blocks any of them spans.
@@ -50,9 +50,12 @@ void wi_resample_packed_plan(ptrdiff_t outputs, const ptrdiff_t *starts, const p
             if (n > blocks) blocks = n;
         }
         g[4] = (int32_t)blocks;
-        g[5] = g[6] = g[7] = 0;
+        g[6] = g[7] = 0;
         for (int j = 0; j < 4; j++)
-            if (g[j] + blocks > reach) reach = g[j] + blocks;
+            if (g[j] + blocks > read) read = g[j] + blocks;
+        // The end of the blocks the groups up to this one read.
+        g[5] = (int32_t)read;
+        if (read > reach) reach = read;
     }
     plan[2] = (int32_t)reach;
     plan[3] = 0;

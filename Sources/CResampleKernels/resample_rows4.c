@@ -257,12 +257,9 @@ static int horizontal_rows4_vnni(
             }
         }
         // The blocks this group reads that are not widened yet.
-        ptrdiff_t reach = widened;
-        for (int j = 0; j < 4; j++)
-            if (g[j] + g[4] > reach) reach = g[j] + g[4];
-        if (reach > widened) {
-            widen_rows4_vnni(&widening, widened, reach, lanes);
-            widened = reach;
+        if (g[5] > widened) {
+            widen_rows4_vnni(&widening, widened, g[5], lanes);
+            widened = g[5];
         }
         __m512i sums[3];
         taps4x3_vnni(p, w, g[4], sums);
@@ -272,7 +269,7 @@ static int horizontal_rows4_vnni(
         const __m512i rg = _mm512_packs_epi32(sums[0], sums[1]), b0 = _mm512_packs_epi32(sums[2], _mm512_setzero_si512());
         const __m512i v0 = _mm512_permutex2var_epi16(rg, order0, b0), v1 = _mm512_permutex2var_epi16(rg, order1, b0);
         // Four outputs' 24 values (fewer in the last group).
-        const __mmask32 left = (__mmask32)((1u << ((i + 4 <= outputs ? 4 : outputs - i) * 6)) - 1);
+        const __mmask32 left = i + 4 <= outputs ? 0xFFFFFFu : (__mmask32)((1u << ((outputs - i) * 6)) - 1);
         _mm512_mask_storeu_epi16(pairs0 + i * 6, left, v0);
         _mm512_mask_storeu_epi16(pairs1 + i * 6, left, v1);
     }
