@@ -317,6 +317,12 @@ static inline void vertical_pairs_vnni(
         __m512i c0 = a0, c1 = a0, c2 = a0;
         for (ptrdiff_t q = 0; q < pair_count; q++) {
             const int16_t *p = pairs[q] + x * 6;
+            // The pair rows are a ring slot apart, too far for the hardware's stride prefetcher:
+            // this pair row's values three steps on fetched into L1 (prefetching past the row
+            // is harmless).
+            _mm_prefetch((const char *)(p + 288), _MM_HINT_T0);
+            _mm_prefetch((const char *)(p + 320), _MM_HINT_T0);
+            _mm_prefetch((const char *)(p + 352), _MM_HINT_T0);
             const __m512i v0 = _mm512_maskz_loadu_epi32(m[0], p), v1 = _mm512_maskz_loadu_epi32(m[1], p + 32);
             const __m512i v2 = _mm512_maskz_loadu_epi32(m[2], p + 64);
             const __m512i w = _mm512_set1_epi32(weights[q]);
