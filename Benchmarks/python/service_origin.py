@@ -1,11 +1,12 @@
 """The service benchmarks' loopback origin: Python's `http.server` serving DIR on PORT
-(threaded, HTTP/1.0, `Last-Modified`, `If-Modified-Since`), plus a strong `ETag` for each file
-in nginx's form (`"<mtime hex>-<size hex>"`) unless `--no-etag` is given. nginx, S3, GCS and
-most CDNs send a strong ETag with images; the service then takes it, with the source URL, as the
-source's identity instead of hashing the bytes (docs/BEHAVIOUR.md, "The source's identity").
-`--no-etag` is the origin without validators, where every fetch hashes the source.
+(threaded, `Last-Modified`, `If-Modified-Since`) the way nginx, S3 and CDNs answer images:
+- a strong `ETag` per file, in nginx's form (`"<mtime hex>-<size hex>"`); the service takes it,
+  with the source URL, as the source's identity instead of hashing the bytes (docs/BEHAVIOUR.md,
+  V-7). `--no-etag`: none, so every fetch hashes the source (SHA-256);
+- HTTP/1.1 with persistent connections; `--close`: HTTP/1.0, one connection per request (what
+  `python3 -m http.server` does).
 
-  python3 service_origin.py PORT DIR [--no-etag]
+  python3 service_origin.py PORT DIR [--no-etag] [--close]
 """
 import functools
 import http.server
@@ -36,6 +37,8 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     port, directory = int(args[0]), args[1]
     Handler.etag = "--no-etag" not in sys.argv
+    if "--close" not in sys.argv:
+        Handler.protocol_version = "HTTP/1.1"
     handler = functools.partial(Handler, directory=directory)
     http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
 
