@@ -77,7 +77,7 @@ final class SourceStore: Sendable {
         let lastModified = response?.value(forHeader: "Last-Modified")
         let entityTag = response?.value(forHeader: "ETag")
         // The validator names what `source` answered only when no redirect came between.
-        let answeredDirectly = response?.url != nil && response?.url == URL(string: source)
+        let answeredDirectly = response?.url != nil && response?.url == requestURL(for: source)
         let identity = SourceIdentity.of(data, entityTag: answeredDirectly ? entityTag : nil, source: source)
         if let diskCache {
             var extended = DiskCacheExtendedData()
@@ -109,6 +109,14 @@ final class SourceStore: Sendable {
         } onCancel: {
             box.cancel()
         }
+    }
+
+    /// The URL the downloader asks first for `source`: the source itself, or for `s3://` the
+    /// configured endpoint's URL of the object (``S3Configuration/requestURL(for:)``).
+    func requestURL(for source: String) -> URL? {
+        guard let url = URL(string: source) else { return nil }
+        guard url.scheme?.lowercased() == "s3", let s3 = configuration.s3 else { return url }
+        return (try? S3ObjectLocation(url)).flatMap { try? s3.requestURL(for: $0) }
     }
 
     /// Warns of sources the S3 endpoint refused, with what to check.
