@@ -100,7 +100,7 @@ bench: bench-setup
 ## sources, interleaved, with vipsthumbnail and the codec libraries called directly as floors:
 ## CPU-ms per request, req/s, p50/p99, peak RSS, ratios; result-cache hits with wrk; the sweep
 ## over 1 and 2 workers/processes (docs/PERFORMANCE.md "Service"). Installs wrk, libvips-tools,
-## gcc and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, SECTIONS, PROFILE=1, WEBIMAGE_BASE,
+## gcc and thumbor. ROUNDS, REQUESTS, C4_REQUESTS, WRK_SECONDS, TASKS, SECTIONS, PROFILE=1, WEBIMAGE_BASE, ORIGIN_ETAG,
 ## UPDATE_DOC=docs/PERFORMANCE.md (see Benchmarks/python/service_bench.py)
 bench-service: setup
 	SWIFT="$(SWIFT)" SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" bash Benchmarks/run-service.sh

@@ -11,7 +11,7 @@
 # Benchmarks/python/service_bench.py, which prints the tables and writes them to $OUT (default
 # .build-bench/service-results.md).
 # Settings (environment): ROUNDS REQUESTS C4_REQUESTS WRK_SECONDS TASKS SECTIONS FLOOR_ITERATIONS
-# SCALE_ROUNDS SCALE_REQUESTS PROFILE UPDATE_DOC KEEP WEBIMAGE_BASE (see service_bench.py); SWIFT and
+# SCALE_ROUNDS SCALE_REQUESTS PROFILE UPDATE_DOC KEEP WEBIMAGE_BASE ORIGIN_ETAG (see service_bench.py); SWIFT and
 # SWIFT_BUILD_FLAGS as for the other targets.
 set -euo pipefail
 

@@ -1,8 +1,9 @@
 """Where a request's CPU time goes by thread, at concurrency 1 and 2 (docs/PERFORMANCE.md, "The
 request line against its floor"): a release `webimage serve` renders the service benchmark's 2 MP
-JPEG task (fit 512, JPEG q80, a fresh cache buster per request, fetched from a loopback
-`python3 -m http.server` origin) in rounds of REQUESTS sequential requests, then REQUESTS at
-concurrency 2, alternating which goes first; per request: the process's CPU-ms (utime+stime),
+JPEG task (fit 512, JPEG q80, a fresh cache buster per request, fetched from a loopback origin,
+Benchmarks/python/service_origin.py: a strong ETag per file over persistent connections, or
+none with ORIGIN_ETAG=0, a connection per request with ORIGIN_KEEPALIVE=0) in
+rounds of REQUESTS sequential requests, then REQUESTS at concurrency 2, alternating which goes first; per request: the process's CPU-ms (utime+stime),
 each thread group's CPU-ms and voluntary context switches (/proc/PID/task/*), medians of the
 rounds.
 
@@ -34,6 +35,8 @@ BIN = args[0] if args else os.path.join(ROOT, ".build", "release", "webimage")
 REQUESTS = int(args[1]) if len(args) > 1 else 40
 ROUNDS = int(args[2]) if len(args) > 2 else 5
 TICKS = os.sysconf("SC_CLK_TCK")
+ORIGIN_ETAG = os.environ.get("ORIGIN_ETAG", "1") != "0"
+ORIGIN_KEEPALIVE = os.environ.get("ORIGIN_KEEPALIVE", "1") != "0"
 
 
 def free_port():
@@ -77,8 +80,16 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "python", "service_sources.py"), sources],
                        check=True, capture_output=True)
         origin_port = free_port()
-        origin = subprocess.Popen([sys.executable, "-m", "http.server", str(origin_port), "--bind", "127.0.0.1",
-                                   "-d", sources], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        origin = subprocess.Popen([sys.executable, os.path.join(ROOT, "Benchmarks", "python", "service_origin.py"),
+                                   str(origin_port), sources] + ([] if ORIGIN_ETAG else ["--no-etag"])
+                                  + ([] if ORIGIN_KEEPALIVE else ["--close"]),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):  # the origin is listening before the first request
+            try:
+                socket.create_connection(("127.0.0.1", origin_port), 1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
         server = subprocess.Popen([BIN, "serve", "--bind", "127.0.0.1:0", "--allow-network", "loopback"] + extra,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         port = int(server.stdout.readline().strip().rsplit(":", 1)[1])
@@ -120,7 +131,9 @@ def main():
                               (after[g][1] - before[g][1]) / REQUESTS)
                 row["total"] = sum(v[0] for k, v in row.items() if k != "wall")
                 samples[concurrency].append(row)
-        print(f"{os.path.basename(BIN)}: {REQUESTS} requests × {ROUNDS} rounds per concurrency, medians per request")
+        print(f"{os.path.basename(BIN)}: {REQUESTS} requests × {ROUNDS} rounds per concurrency, medians per request; "
+              f"origin {'with a strong ETag' if ORIGIN_ETAG else 'without ETag'}, "
+              f"{'keep-alive' if ORIGIN_KEEPALIVE else 'a connection per request'}; load average {os.getloadavg()[0]:.1f}")
         for concurrency, rows in samples.items():
             med = lambda f: statistics.median(f(r) for r in rows)  # noqa: E731
             parts = [f"CPU {med(lambda r: r['total']):.2f} ms"]

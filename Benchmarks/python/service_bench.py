@@ -17,6 +17,10 @@ from the environment:
   UPDATE_DOC    a Markdown file whose block between the bench-service markers is replaced
   PROFILE       1 = also sample ours with `perf record` during extra JPEG and 12 MP segments and
                 write the top functions next to OUT (service-profile.txt)
+  ORIGIN_ETAG, ORIGIN_KEEPALIVE  the loopback origin (Benchmarks/python/service_origin.py) answers
+                as nginx and S3 do: a strong ETag per file (ORIGIN_ETAG=0: none, so ours hashes
+                every source) over persistent HTTP/1.1 connections (ORIGIN_KEEPALIVE=0: HTTP/1.0,
+                a connection per request, as `python3 -m http.server`)
   SECTIONS      comma-separated parts to run (all): tasks (the interleaved table, vipsthumbnail
                 included), c4 (12 MP at concurrency 4), floor (the codec libraries called
                 directly, service_floor.py), hits (wrk), scale (the sweep over workers/processes)
@@ -73,6 +77,8 @@ SCALE_ROUNDS = env_int("SCALE_ROUNDS", 3)
 SCALE_REQUESTS = env_int("SCALE_REQUESTS", 40)
 ALL_SECTIONS = ("tasks", "c4", "floor", "hits", "scale")
 SECTIONS = [x for x in os.environ.get("SECTIONS", "").replace(" ", "").split(",") if x] or list(ALL_SECTIONS)
+ORIGIN_ETAG = env_int("ORIGIN_ETAG", 1) != 0
+ORIGIN_KEEPALIVE = env_int("ORIGIN_KEEPALIVE", 1) != 0
 REQUEST_TIMEOUT = 120
 
 
@@ -598,6 +604,12 @@ def render(results, settings):
     add("")
     add("Sources (generated, photo-like): " + "; ".join(settings["sources"]) + ".")
     add("")
+    add("Origin (`Benchmarks/python/service_origin.py`): Python's `http.server`, "
+        + ("a strong `ETag` per file as nginx, S3 and CDNs send (ours takes it as the source's identity)"
+           if ORIGIN_ETAG else "no `ETag` (`ORIGIN_ETAG=0`: ours hashes every source, SHA-256)") + ", "
+        + ("HTTP/1.1 with persistent connections" if ORIGIN_KEEPALIVE
+           else "HTTP/1.0, a connection per request (`ORIGIN_KEEPALIVE=0`)") + ".")
+    add("")
     if settings["sections"] != list(ALL_SECTIONS):
         add(f"Sections run: {', '.join(settings['sections'])} (`SECTIONS`; the others were left out).")
         add("")
@@ -753,8 +765,8 @@ def main():
                              capture_output=True, text=True, check=True)
         source_notes = gen.stdout.strip().splitlines()
         origin_port = free_port()
-        servers.append(Server("origin", [sys.executable, "-m", "http.server", str(origin_port), "--bind",
-                                         "127.0.0.1", "-d", sources], origin_port, workdir, None, "/photo.jpg"))
+        servers.append(Server("origin", [sys.executable, os.path.join(HERE, "service_origin.py"), str(origin_port), sources]
+                              + ([] if ORIGIN_ETAG else ["--no-etag"]) + ([] if ORIGIN_KEEPALIVE else ["--close"]), origin_port, workdir, None, "/photo.jpg"))
         origin = f"127.0.0.1:{origin_port}"
 
         contenders = []

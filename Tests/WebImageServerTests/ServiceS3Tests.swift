@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebImage
-import WebImageServer
+@testable import WebImageServer
 import WebImageTesting
 
 /// The S3 servers this machine can run (storage always; Ceph's gateway when installed).
@@ -37,6 +37,9 @@ struct ServiceS3Tests {
         let denied = try await harness.get("/insecure/w:10/plain/s3://secret/src.png@png")
         #expect(denied.status == 403, "\(denied.text)")
         #expect(storage.requests() == ["GET /images/src.png", "GET /images/none.png"])
+        // The endpoint's strong ETag is the source's identity: the bytes are not hashed.
+        let fetched = try await harness.service.sources.fetch("s3://images/src.png")
+        #expect(fetched.identity.hasPrefix("etag-"), "\(fetched.identity)")
     }
 
     @Test("Given no --use-s3, then an s3:// source is 403")

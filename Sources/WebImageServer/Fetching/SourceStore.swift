@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import WebImage
@@ -48,13 +47,17 @@ final class SourceStore: Sendable {
         if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
         var validators: HTTPCacheValidators?
         var cachedData: Data?
+        var cachedExtended: DiskCacheExtendedData?
         if let diskCache, let cached = diskCache.data(for: source) {
             let extended = diskCache.extendedData(for: source)
+            cachedExtended = extended
             let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
             let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
             if fresh || stored.isEmpty {
                 let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
-                return SourceImage(data: cached, identity: Self.hash(cached), lastModified: extended?.lastModified, layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
+                return SourceImage(
+                    data: cached, identity: Self.identity(of: cached, stored: extended, source: source), lastModified: extended?.lastModified,
+                    layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
             }
             validators = stored
             cachedData = cached
@@ -67,19 +70,25 @@ final class SourceStore: Sendable {
             guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
             return SourceImage(
-                data: cachedData, identity: Self.hash(cachedData), lastModified: validators?.lastModified, layer: "disk-revalidated",
+                data: cachedData, identity: Self.identity(of: cachedData, stored: cachedExtended, source: source),
+                lastModified: validators?.lastModified, layer: "disk-revalidated",
                 freshFor: configuration.sourceRevalidateAfter)
         }
         let lastModified = response?.value(forHeader: "Last-Modified")
+        let entityTag = response?.value(forHeader: "ETag")
+        // The validator names what `source` answered only when no redirect came between.
+        let answeredDirectly = response?.url != nil && response?.url == requestURL(for: source)
+        let identity = SourceIdentity.of(data, entityTag: answeredDirectly ? entityTag : nil, source: source)
         if let diskCache {
             var extended = DiskCacheExtendedData()
             extended.originalURL = source
-            extended.eTag = response?.value(forHeader: "ETag")
+            extended.eTag = entityTag
             extended.lastModified = lastModified
+            if answeredDirectly { extended.userData = Self.directValidatorMark }
             try? await diskCache.storeAndWait(data, forKey: source, extendedData: extended)
         }
         return SourceImage(
-            data: data, identity: Self.hash(data), lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
+            data: data, identity: identity, lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
     }
 
     private func download(_ source: String, validators: HTTPCacheValidators?) async throws -> (Data, ImageResponseInfo?) {
@@ -100,6 +109,14 @@ final class SourceStore: Sendable {
         } onCancel: {
             box.cancel()
         }
+    }
+
+    /// The URL the downloader asks first for `source`: the source itself, or for `s3://` the
+    /// configured endpoint's URL of the object (``S3Configuration/requestURL(for:)``).
+    func requestURL(for source: String) -> URL? {
+        guard let url = URL(string: source) else { return nil }
+        guard url.scheme?.lowercased() == "s3", let s3 = configuration.s3 else { return url }
+        return (try? S3ObjectLocation(url)).flatMap { try? s3.requestURL(for: $0) }
     }
 
     /// Warns of sources the S3 endpoint refused, with what to check.
@@ -158,6 +175,17 @@ final class SourceStore: Sendable {
     }
 
     static func hash(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        SourceIdentity.content(data)
+    }
+
+    /// Marks a source-cache entry whose `ETag` came straight from its URL (no redirect), so
+    /// that the validator may stand for its bytes (``SourceIdentity``).
+    static let directValidatorMark = Data("validator-of-url".utf8)
+
+    /// The identity of a source-cache entry: its stored validator when the entry was fetched
+    /// without a redirect, else its bytes' hash.
+    static func identity(of data: Data, stored: DiskCacheExtendedData?, source: String) -> String {
+        let direct = stored?.userData == directValidatorMark
+        return SourceIdentity.of(data, entityTag: direct ? stored?.eTag : nil, source: source)
     }
 }
