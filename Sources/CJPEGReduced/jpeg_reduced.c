@@ -647,8 +647,9 @@ static int parse(decoder *d) {
 // ---------------------------------------------------------------------------------------------
 // AC decoding of the scaled-size-2 components, one block at a time (T.81 G.1.2.2, G.1.2.3)
 
-/// The next block of an AC first scan into `block` (natural order).
-static int decode_ac_first(ac_scan *s, int16_t *block) {
+/// The next block of an AC first scan into `block` (natural order); bit `k` of `*nonzero` says
+/// whether the coefficient at zigzag index `k` is not zero.
+static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
     bit_reader *r = &s->reader;
     if (s->eob_run > 0) {
         s->eob_run--;
@@ -663,7 +664,10 @@ static int decode_ac_first(ac_scan *s, int16_t *block) {
             // A coefficient past the band: libjpeg stores it where no encoder would put it.
             if (k > s->se) return 0;
             int32_t value = extend(reader_bits(r, size), size);
-            block[zigzag_to_natural[k]] = (int16_t)(uint16_t)((uint32_t)value << s->al);
+            int16_t stored = (int16_t)(uint16_t)((uint32_t)value << s->al);
+            block[zigzag_to_natural[k]] = stored;
+            if (stored) *nonzero |= (uint64_t)1 << k;
+            else *nonzero &= ~((uint64_t)1 << k);
         } else if (run == 15) {
             k += 15;
         } else {
@@ -683,8 +687,8 @@ static inline void correct(bit_reader *r, int16_t *coef, int32_t p1, int32_t m1)
     }
 }
 
-/// The next block of an AC refinement scan.
-static int decode_ac_refine(ac_scan *s, int16_t *block) {
+/// The next block of an AC refinement scan (`nonzero` as for ``decode_ac_first``).
+static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
     bit_reader *r = &s->reader;
     int32_t p1 = 1 << s->al, m1 = -(1 << s->al);
     int k = s->ss;
@@ -715,13 +719,17 @@ static int decode_ac_refine(ac_scan *s, int16_t *block) {
             if (value) {
                 if (k > s->se) return 0;  // libjpeg would store it past the band
                 block[zigzag_to_natural[k]] = (int16_t)value;
+                *nonzero |= (uint64_t)1 << k;
             }
         }
     }
     if (s->eob_run > 0) {
-        for (; k <= s->se; k++) {
-            int16_t *coef = &block[zigzag_to_natural[k]];
-            if (*coef != 0) correct(r, coef, p1, m1);
+        // A correction bit for each nonzero coefficient from k to Se, in order.
+        if (k <= s->se) {
+            uint64_t band = (s->se == 63 ? ~(uint64_t)0 : (((uint64_t)1 << (s->se + 1)) - 1)) & ~(((uint64_t)1 << k) - 1);
+            for (uint64_t m = *nonzero & band; m; m &= m - 1) {
+                correct(r, &block[zigzag_to_natural[__builtin_ctzll(m)]], p1, m1);
+            }
         }
         s->eob_run--;
     }
@@ -814,10 +822,12 @@ static int make_plane(decoder *d, int index) {
     ac_scan *scans = d->ac_scans[index];
     int scan_count = k->ac_scan_count;
     int16_t block[64];
+    uint64_t nonzero;
     size_t stride = (size_t)k->plane_width;
     for (int by = 0; by < k->height_blocks; by++) {
         for (int bx = 0; bx < k->width_blocks; bx++) {
             memset(block, 0, sizeof block);
+            nonzero = 0;
             block[0] = k->dc[(size_t)by * (size_t)k->padded_width + (size_t)bx];
             for (int i = 0; i < scan_count; i++) {
                 ac_scan *s = &scans[i];
@@ -830,7 +840,7 @@ static int make_plane(decoder *d, int index) {
                     }
                     s->restarts_to_go--;
                 }
-                int ok = s->ah == 0 ? decode_ac_first(s, block) : decode_ac_refine(s, block);
+                int ok = s->ah == 0 ? decode_ac_first(s, block, &nonzero) : decode_ac_refine(s, block, &nonzero);
                 if (!ok) return WI_JPEG_REDUCED_BAD_DATA;
             }
             uint8_t *out = k->plane + (size_t)by * 2 * stride + (size_t)bx * 2;
