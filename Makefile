@@ -85,13 +85,16 @@ bench-setup: setup
 	@python3 -c "import PIL, pyvips" 2>/dev/null || python3 -m pip install -q pillow pyvips
 
 ## bench: decode benchmarks against the C libraries, Pillow and libvips, AVIF/HEIF/JPEG XL and
-## TIFF/SVG/PDF included
-## (docs/PERFORMANCE.md)
+## TIFF/SVG/PDF included, colour conversion, the resize kernels against Pillow-SIMD and libvips,
+## and the thumbnail path with progressive JPEG against baseline and vipsthumbnail
+## (docs/PERFORMANCE.md; the service's figures: make bench-service)
 bench: bench-setup
 	bash Benchmarks/run-decode.sh
 	bash Benchmarks/run-decode-newer-formats.sh
 	bash Benchmarks/run-decode-tiff-svg-pdf.sh
 	$(MAKE) bench-colour
+	$(MAKE) bench-resize
+	$(MAKE) bench-thumbnail
 
 ## bench-service: `webimage serve` against thumbor 7.8 (venv under .build-bench-venv) on generated
 ## sources, interleaved, with vipsthumbnail and the codec libraries called directly as floors:
