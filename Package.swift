@@ -77,6 +77,9 @@ let package = Package(
         // SSIMULACRA2's row loops, the same way: one C source over 8-float vectors, compiled for
         // the baseline and again with AVX2 and FMA behind the CPU check.
         .target(name: "CMetricKernels"),
+        // Progressive JPEG at 1/8 from its DC scans: our own entropy decoder and libjpeg-turbo's
+        // 1/8 pipeline (WebImageCodecs' JPEGReducedScanDecode), in C for its bit-level loops.
+        .target(name: "CJPEGReduced"),
 
         // The image model, format sniffing, coder protocols and registry: Swift, with C only
         // for the resampler's and the metric's machine-width kernels.
@@ -86,7 +89,7 @@ let package = Package(
         .target(
             name: "WebImageCodecs",
             dependencies: [
-                "WebImageCore", "CTurboJPEG", "CJPEGLib", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CTIFF", "CRSVG", "CPoppler",
+                "WebImageCore", "CTurboJPEG", "CJPEGLib", "CJPEGReduced", "CSPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CTIFF", "CRSVG", "CPoppler",
                 "CLCMS2",
             ],
             swiftSettings: swiftSettings
@@ -218,6 +221,8 @@ let package = Package(
             name: "webimage-fuzz",
             dependencies: [
                 "WebImage", "WebImageServer", "WebImageCodecs", "WebImageCore", "WebImageTesting",
+                // The reduced JPEG decode's differential target calls it and TurboJPEG directly.
+                "CJPEGReduced", "CTurboJPEG",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -235,7 +240,8 @@ let package = Package(
             // CAVIF, CJXL, CTIFF: the AVIF, JPEG XL and TIFF tests write their own files with
             // libavif / libjxl / libtiff; CTurboJPEG: TurboJPEG's own 1/8 decode, the reference
             // for the reduced-scan decode.
-            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL", "CTIFF", "CTurboJPEG"],
+            // CJPEGReduced: the reduced-scan tests call our 1/8 decoder directly, to see it decode.
+            dependencies: ["WebImageCodecs", "WebImageCore", "WebImageTesting", "CAVIF", "CJXL", "CTIFF", "CTurboJPEG", "CJPEGReduced"],
             swiftSettings: swiftSettings
         ),
         // Colour management (SPEC G): tagged inputs are made at test time with LittleCMS, which

@@ -39,7 +39,7 @@ run_target() {
   case $target in
     decode) max_len=1048576; dict=images.dict ;;
     header) max_len=65536; dict=images.dict ;;
-    jpeg-scans) max_len=262144; dict=images.dict ;;
+    jpeg-scans | jpeg-eighth) max_len=262144; dict=images.dict ;;
     request-path) max_len=8192; dict=imgproxy.dict ;;
     source-url) max_len=4096; dict=urls.dict ;;
     svg-sanitizer) max_len=65536; dict=svg.dict ;;
@@ -49,7 +49,7 @@ run_target() {
   local grow=$WORK/$target seeds=$WORK/$target.seeds findings=$WORK/$target.findings
   mkdir -p "$grow" "$seeds" "$findings"
   "$REPLAY" --seeds "$target" "$seeds"
-  case $target in decode | header | jpeg-scans) [ -d "$CORPUS" ] && extra+=("$CORPUS") ;; esac
+  case $target in decode | header | jpeg-scans | jpeg-eighth) [ -d "$CORPUS" ] && extra+=("$CORPUS") ;; esac
   [ -n "$dict" ] && dict="-dict=Fuzz/dictionaries/$dict"
   WEBIMAGE_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no \
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:detect_odr_violation=0 \

@@ -160,7 +160,7 @@ struct JPEGReducedScanHostileTests {
             try ProgressiveJPEGFixtures.cjpeg(["-quality", "70", "-progressive", "-restart", "2B", "-sample", "1x1"]),
         ]
         var random = SeededRandom(seed: 0xDC5)
-        var agreed = 0
+        var agreed = 0, ownAgreed = 0
         for round in 0..<300 {
             var bytes = [UInt8](sources[round % sources.count])
             random.mutate(&bytes, maxEdits: 4)
@@ -170,7 +170,97 @@ struct JPEGReducedScanHostileTests {
                 #expect(reduced == reference, "round \(round)")
                 agreed += 1
             }
+            // Our decoder directly: where it gives pixels and TurboJPEG decodes without a warning,
+            // they are the same.
+            let own = ProgressiveJPEGFixtures.ownEighth(data)
+            if own.code == 0, let reference = ProgressiveJPEGFixtures.turboJPEGEighth(data) {
+                #expect(own.pixels == reference, "round \(round): our decoder")
+                ownAgreed += 1
+            }
         }
         #expect(agreed > 0)
+        #expect(ownAgreed > 0)
+    }
+
+    /// A hand-made 40×24 4:2:0 progressive JPEG: one interleaved DC scan whose blocks all code
+    /// difference `dcSymbol` bits (category `dcCategory`), then one AC scan per component that is a
+    /// single end-of-band run of `eobRunBits` (the run 2^14 + that, covering every block).
+    /// `dcCounts` replaces the DC table's code-length counts (for broken tables).
+    static func handmade(dcCounts: [UInt8]? = nil, dcSymbols: [UInt8] = [0, 3], eobRunBits: UInt32 = 0x3FFF) -> Data {
+        var b: [UInt8] = [0xFF, 0xD8]
+        b += [0xFF, 0xDB, 0x00, 0x43, 0x00] + Array(repeating: 2, count: 64)
+        b += [0xFF, 0xC2, 0x00, 17, 8, 0, 24, 0, 40, 3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0]
+        // DC: symbols coded "0", "10"; AC: the one symbol EOB14 (0xE0) coded "0".
+        let counts = dcCounts ?? ([0, UInt8(dcSymbols.count - 1), 1] + Array(repeating: 0, count: 14)).dropFirst().map { $0 }
+        b += [0xFF, 0xC4, 0x00, UInt8(2 + 1 + 16 + dcSymbols.count), 0x00] + counts + dcSymbols
+        b += [0xFF, 0xC4, 0x00, 0x14, 0x10, 1] + Array(repeating: 0, count: 15) + [0xE0]
+        var bits: [Bool] = []
+        func put(_ value: UInt32, _ count: Int) {
+            for i in stride(from: count - 1, through: 0, by: -1) { bits.append(value >> UInt32(i) & 1 == 1) }
+        }
+        func flush() -> [UInt8] {
+            while bits.count % 8 != 0 { bits.append(true) }
+            var out: [UInt8] = []
+            for i in stride(from: 0, to: bits.count, by: 8) {
+                var byte: UInt8 = 0
+                for j in 0..<8 where bits[i + j] { byte |= 0x80 >> UInt8(j) }
+                out.append(byte)
+                if byte == 0xFF { out.append(0x00) }
+            }
+            bits = []
+            return out
+        }
+        b += [0xFF, 0xDA, 0x00, 12, 3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 0, 0x00]
+        // 6 MCUs of 4 + 1 + 1 blocks; luma alternates +3 / -3, chroma differences 0.
+        for _ in 0..<6 {
+            for block in 0..<6 {
+                if block < 4 {
+                    put(0b10, 2)
+                    put(block % 2 == 0 ? 0b111 : 0b000, 3)
+                } else {
+                    put(0, 1)
+                }
+            }
+        }
+        b += flush()
+        for component: UInt8 in 1...3 {
+            b += [0xFF, 0xDA, 0x00, 8, 1, component, 0x00, 1, 63, 0x00]
+            put(0, 1)
+            put(eobRunBits, 14)
+            b += flush()
+        }
+        b += [0xFF, 0xD9]
+        return Data(b)
+    }
+
+    @Test("Given end-of-band runs longer than the scan, then our decoder's pixels are TurboJPEG's")
+    func hugeEOBRuns() throws {
+        for runBits: UInt32 in [0x3FFF, 0, 0x1234] {
+            let data = Self.handmade(eobRunBits: runBits)
+            let reference = try #require(ProgressiveJPEGFixtures.turboJPEGEighth(data), "TurboJPEG decodes it")
+            let own = ProgressiveJPEGFixtures.ownEighth(data)
+            #expect(own.code == 0)
+            #expect(own.pixels == reference)
+            // A luma block average alternates with the +3/-3 differences.
+            #expect(own.pixels[0] != own.pixels[4])
+        }
+    }
+
+    @Test("Given broken Huffman tables, then our decoder declines and the decode ends with an image or a typed error")
+    func badHuffmanTables() throws {
+        let broken: [(String, Data)] = [
+            // Two codes of length 1: "1" is all ones.
+            ("all-ones code", Self.handmade(dcCounts: [2] + Array(repeating: 0, count: 15), dcSymbols: [0, 3])),
+            // A DC category above 15.
+            ("DC symbol 16", Self.handmade(dcSymbols: [0, 16])),
+            // More codes than symbols in the segment.
+            ("counts past the segment", Self.handmade(dcCounts: [1, 1, 9] + Array(repeating: 0, count: 13), dcSymbols: [0, 3])),
+        ]
+        for (name, data) in broken {
+            #expect(ProgressiveJPEGFixtures.ownEighth(data).code != 0, "\(name)")
+            Self.imageOrTypedError(data, name)
+        }
+        // The unbroken file is decoded by our decoder.
+        #expect(ProgressiveJPEGFixtures.ownEighth(Self.handmade()).code == 0)
     }
 }

@@ -1,3 +1,4 @@
+import CTurboJPEG
 import Foundation
 import Testing
 import WebImageCore
@@ -36,12 +37,56 @@ struct JPEGReducedScanTests {
         #expect(files.count >= 20)
         for (name, data) in files {
             let reference = try #require(ProgressiveJPEGFixtures.turboJPEGEighth(data), "\(name): TurboJPEG reference")
+            // Our own decoder decodes every one of them itself.
+            let own = ProgressiveJPEGFixtures.ownEighth(data)
+            #expect(own.code == 0, "\(name): our decoder declined (\(own.code))")
+            #expect(own.pixels == reference, "\(name): our decoder's pixels")
             let reduced = Self.reduced(data)
             #expect(reduced != nil, "\(name): the reduced-scan decode applies")
             #expect(reduced == reference, "\(name): identical pixels")
             // The public 1/8 decode takes the same path and gives the same pixels.
             let image = try JPEGCoder().decode(data, scaleDenominator: 8, options: Self.options)
             #expect(image.pixels.bytes == reference, "\(name): public 1/8 decode")
+        }
+    }
+
+    @Test("Given odd sizes from 1×1 to 4033×5 in every sampling, grey, restart intervals and mozjpeg-style scripts, when our decoder decodes them at 1/8, then every pixel is TurboJPEG's", arguments: [
+        (1, 1), (9, 17), (4033, 5), (5, 67), (16, 16), (23, 8), (130, 97),
+    ])
+    func ownDecoderOddSizes(width: Int, height: Int) throws {
+        let input = ProgressiveJPEGFixtures.ppm(width: width, height: height)
+        var files: [(String, Data)] = []
+        for sampling in ["2x2", "2x1", "1x1", "1x2"] {
+            files.append(("\(sampling)", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-sample", sampling], input: input)))
+            files.append((
+                "\(sampling) mozjpeg-style restart 1B",
+                try ProgressiveJPEGFixtures.cjpeg(
+                    ["-quality", "95", "-sample", sampling, "-restart", "1B"], scans: ProgressiveJPEGFixtures.colorScripts["mozjpeg-style"],
+                    input: input)
+            ))
+            files.append((
+                "\(sampling) deep-dc-refinement",
+                try ProgressiveJPEGFixtures.cjpeg(
+                    ["-quality", "75", "-sample", sampling], scans: ProgressiveJPEGFixtures.colorScripts["deep-dc-refinement"], input: input)
+            ))
+        }
+        files.append(("grey", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-grayscale", "-restart", "1"], input: input)))
+        files.append(("RGB", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-rgb"], input: input)))
+        files.append(("RGB 4:2:0", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-rgb", "-sample", "2x2,1x1,1x1"], input: input)))
+        for (name, data) in files {
+            let reference = try #require(ProgressiveJPEGFixtures.turboJPEGEighth(data), "\(width)×\(height) \(name)")
+            let own = ProgressiveJPEGFixtures.ownEighth(data)
+            #expect(own.code == 0, "\(width)×\(height) \(name): declined (\(own.code))")
+            #expect(own.pixels == reference, "\(width)×\(height) \(name)")
+        }
+        // CMYK (TurboJPEG writes it as YCCK), decoded to CMYK as libjpeg does.
+        for subsampling in [TJSAMP_444, TJSAMP_420] {
+            let data = try ProgressiveJPEGFixtures.ycck(width: width, height: height, subsampling: subsampling)
+            let reference = try #require(ProgressiveJPEGFixtures.turboJPEGEighth(data, format: TJPF_CMYK))
+            let own = ProgressiveJPEGFixtures.ownEighth(data, cmyk: true)
+            #expect(own.code == 0, "\(width)×\(height) YCCK \(subsampling): declined (\(own.code))")
+            #expect(own.pixels == reference, "\(width)×\(height) YCCK \(subsampling)")
+            #expect(ProgressiveJPEGFixtures.ownEighth(data, cmyk: false).code != 0, "CMYK is never written as RGBA")
         }
     }
 
@@ -74,19 +119,27 @@ struct JPEGReducedScanTests {
         let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }
             .filter { ["jpg", "jpeg"].contains($0.pathExtension.lowercased()) } ?? []
-        var progressive = 0, applied = 0
+        var progressive = 0, applied = 0, ownDecoded = 0
         for url in files {
             let data = try Data(contentsOf: url)
             var scanner = JPEGMarkerScanner()
             data.withUnsafeBytes { scanner.scan($0, stopAtFirstScan: true) }
             guard scanner.frame?.marker == 0xC2 else { continue }
             progressive += 1
+            // Our own decoder directly, where TurboJPEG decodes the file without a warning.
+            if let reference = ProgressiveJPEGFixtures.turboJPEGEighth(data) {
+                let own = ProgressiveJPEGFixtures.ownEighth(data)
+                #expect(own.code == 0, "\(url.lastPathComponent): our decoder declined (\(own.code))")
+                #expect(own.pixels == reference, "\(url.lastPathComponent): our decoder's pixels")
+                if own.code == 0 { ownDecoded += 1 }
+            }
             guard let reduced = Self.reduced(data) else { continue }
             applied += 1
             #expect(reduced == ProgressiveJPEGFixtures.turboJPEGEighth(data), "\(url.lastPathComponent)")
         }
         #expect(progressive >= 5)
         #expect(applied >= 3, "the reduced decode applies to most of the corpus's progressive files")
+        #expect(ownDecoded >= 5, "our decoder decodes the corpus's progressive files itself")
     }
 
     @Test("Given scripts whose whole-file decode smooths or whose DC is incomplete, then the reduced decode does not apply and the normal path decides")

@@ -1,8 +1,11 @@
+import CJPEGReduced
 import CTurboJPEG
 import Foundation
 import Testing
 import WebImageCore
 import WebImageTesting
+
+@testable import WebImageCodecs
 
 /// Progressive JPEGs made at test time with libjpeg-turbo's own tools (`cjpeg`, `jpegtran`,
 /// from Debian's libjpeg-turbo-progs, which `make setup` installs), and TurboJPEG's 1/8 decode
@@ -10,8 +13,10 @@ import WebImageTesting
 enum ProgressiveJPEGFixtures {
     /// A 517×389 picture (no side a multiple of 8 or 16) with detail at every frequency:
     /// gradients, a sharp-edged disc, fine stripes and seeded noise, as a binary PPM.
-    static let ppm: Data = {
-        let width = 517, height = 389
+    static let ppm: Data = ppm(width: 517, height: 389)
+
+    /// The same kind of picture at any size, as a binary PPM.
+    static func ppm(width: Int, height: Int) -> Data {
         var random = SeededRandom(seed: 35)
         var bytes = Array("P6\n\(width) \(height)\n255\n".utf8)
         bytes.reserveCapacity(bytes.count + width * height * 3)
@@ -28,7 +33,7 @@ enum ProgressiveJPEGFixtures {
             }
         }
         return Data(bytes)
-    }()
+    }
 
     /// Runs `tool` (in /usr/bin) with `arguments`, `{in}` and `{scans}` replaced by files
     /// holding `input` and `scans`; returns its standard output.
@@ -56,8 +61,8 @@ enum ProgressiveJPEGFixtures {
     }
 
     /// `cjpeg` over ``ppm`` with `arguments` (and a `-scans` script when given).
-    static func cjpeg(_ arguments: [String], scans: String? = nil) throws -> Data {
-        try run("cjpeg", arguments + (scans == nil ? [] : ["-scans", "{scans}"]), input: ppm, scans: scans)
+    static func cjpeg(_ arguments: [String], scans: String? = nil, input: Data = ppm) throws -> Data {
+        try run("cjpeg", arguments + (scans == nil ? [] : ["-scans", "{scans}"]), input: input, scans: scans)
     }
 
     /// `jpegtran` rewriting `jpeg` with the scan script `scans` (lossless: same coefficients).
@@ -67,7 +72,7 @@ enum ProgressiveJPEGFixtures {
 
     /// TurboJPEG's 1/8 decode of `data` into RGBA (as the normal path runs it, stopping at any
     /// warning), or `nil` when it fails.
-    static func turboJPEGEighth(_ data: Data) -> [UInt8]? {
+    static func turboJPEGEighth(_ data: Data, format: TJPF = TJPF_RGBA) -> [UInt8]? {
         data.withUnsafeBytes { b -> [UInt8]? in
             guard let handle = tjInitDecompress(), let base = b.baseAddress else { return nil }
             defer { tjDestroy(handle) }
@@ -79,7 +84,7 @@ enum ProgressiveJPEGFixtures {
             var out = [UInt8](repeating: 0, count: w * h * 4)
             let rc = out.withUnsafeMutableBufferPointer { o in
                 tjDecompress2(
-                    handle, source, UInt(b.count), o.baseAddress, Int32(w), Int32(w * 4), Int32(h), Int32(TJPF_RGBA.rawValue),
+                    handle, source, UInt(b.count), o.baseAddress, Int32(w), Int32(w * 4), Int32(h), Int32(format.rawValue),
                     Int32(TJFLAG_LIMITSCANS | TJFLAG_STOPONWARNING))
             }
             return rc == 0 ? out : nil
@@ -141,6 +146,41 @@ enum ProgressiveJPEGFixtures {
             2: 1-63, 0, 0;
             """,
     ]
+
+    /// Our own 1/8 decoder (`wi_jpeg_reduced_decode_eighth`) run directly on `data`: its result
+    /// code and the pixels (RGBA, or CMYK when `cmyk`).
+    static func ownEighth(_ data: Data, cmyk: Bool = false, acceptingPrefix: Bool = false) -> (code: Int, pixels: [UInt8]) {
+        data.withUnsafeBytes { b -> (Int, [UInt8]) in
+            var scanner = JPEGMarkerScanner()
+            scanner.scan(b, stopAtFirstScan: true)
+            guard let frame = scanner.frame, let base = b.baseAddress else { return (-1, []) }
+            let width = (frame.width + 7) / 8, height = (frame.height + 7) / 8
+            var out = [UInt8](repeating: 0, count: width * height * 4)
+            let code = out.withUnsafeMutableBufferPointer { o in
+                wi_jpeg_reduced_decode_eighth(
+                    base.assumingMemoryBound(to: UInt8.self), b.count, acceptingPrefix ? 1 : 0, cmyk ? 1 : 0, o.baseAddress,
+                    width * 4, UInt32(width), UInt32(height), 1 << 28)
+            }
+            return (Int(code), out)
+        }
+    }
+
+    /// A progressive CMYK JPEG written by TurboJPEG (stored as YCCK with an Adobe marker).
+    static func ycck(width: Int, height: Int, subsampling: TJSAMP) throws -> Data {
+        var random = SeededRandom(seed: 4)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for index in pixels.indices { pixels[index] = UInt8(((index / 4 % width) * 3 + random.below(40)) % 256) }
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        var jpeg: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let rc = tjCompress2(
+            handle, pixels, Int32(width), 0, Int32(height), Int32(TJPF_CMYK.rawValue), &jpeg, &size,
+            Int32(subsampling.rawValue), 90, Int32(TJFLAG_PROGRESSIVE))
+        defer { tjFree(jpeg) }
+        try #require(rc == 0 && jpeg != nil)
+        return Data(bytes: jpeg!, count: Int(size))
+    }
 
     /// The generated corpus: name → progressive JPEG.
     static func generated() throws -> [(name: String, data: Data)] {

@@ -22,7 +22,7 @@ struct FuzzTarget: Sendable {
     /// Every target, by name.
     static let all: [FuzzTarget] = [
         decodeTarget, headerTarget, requestPathTarget, sourceURLTarget, svgSanitizerTarget, diskIndexTarget,
-        colorProfileTarget, placeholderTarget, s3Target, jpegScansTarget, gainMapTarget,
+        colorProfileTarget, placeholderTarget, s3Target, jpegScansTarget, jpegEighthTarget, gainMapTarget,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -1,4 +1,5 @@
 import CJPEGLib
+import CJPEGReduced
 import Foundation
 import WebImageCore
 
@@ -7,22 +8,33 @@ import WebImageCore
 ///
 /// At 1/8 libjpeg-turbo's IDCT of a component at DCT scaled size 1 reads only the DC
 /// coefficient, yet a normal decode still entropy-decodes every AC scan into a whole-image
-/// coefficient buffer. Here the scan script (``JPEGScanScript``) is read by marker search, and
-/// libjpeg is given a stream of the original bytes minus the AC scans of those components. A
-/// component that libjpeg scales up by IDCT instead of upsampling (4:2:0 chroma is decoded at
-/// 2×2 per block at 1/8, and that reduced IDCT reads AC coefficients) keeps all its scans.
+/// coefficient buffer. Two decoders avoid that, tried in order:
 ///
-/// Interblock smoothing is off for the reduced stream: libjpeg-turbo smooths only when some low
-/// AC coefficients are not exact, which is true of the reduced stream but not of a complete
-/// file whose scans code every coefficient exactly, and so the pixels are identical to the
-/// normal 1/8 decode of the whole file. The reduced decode is used only when that holds:
+/// 1. Our own (`wi_jpeg_reduced_decode_eighth`, C target `CJPEGReduced`): it parses the file
+///    itself, Huffman-decodes the DC scans of every component and the AC scans only of the
+///    components libjpeg-turbo decodes at DCT scaled size 2 at 1/8 (4:2:0 chroma, see
+///    ``scaledSizes(_:)``), block by block with all of a component's scans in step, so it keeps
+///    one `Int16` per block and no whole-image coefficient buffer. It then runs libjpeg-turbo's
+///    1/8 pipeline in the same integer arithmetic (1×1 and 2×2 reduced IDCTs, replicated
+///    chroma, YCbCr→RGB tables), so the pixels are identical to libjpeg-turbo's 1/8 decode of
+///    the whole file. It declines anything it does not reproduce exactly (restart markers out of
+///    sequence, arithmetic coding, a 4×-scaled component, values outside the range where
+///    libjpeg-turbo's C and SIMD IDCTs agree, any damage).
+/// 2. libjpeg given a stream of the original bytes minus the AC scans of the scaled-size-1
+///    components (``JPEGScanScript`` finds them by marker search), decoded with interblock
+///    smoothing off. A component that libjpeg scales up by IDCT keeps all its scans.
 ///
-/// - the file walks cleanly (see ``JPEGScanScript``): SOF2, the progression rules libjpeg
-///   checks, at most TurboJPEG's scan limit, complete up to EOI;
+/// Interblock smoothing: libjpeg-turbo smooths only when some low AC coefficients are not
+/// exact, which is true of the reduced stream but not of a complete file whose scans code
+/// every coefficient exactly; neither decoder smooths, and so both give the pixels of the
+/// normal 1/8 decode of the whole file. They are used only when that holds:
+///
+/// - the file walks cleanly: SOF2, the progression rules libjpeg checks, at most TurboJPEG's
+///   scan limit, complete up to EOI;
 /// - every coefficient of every component ends exact (Al = 0), so the whole-file decode does not
 ///   smooth, and every DC is complete;
-/// - libjpeg confirms the output size and that the components planned DC-only are at DCT scaled
-///   size 1, and decodes the reduced stream without any warning.
+/// - (libjpeg path) libjpeg confirms the output size and that the components planned DC-only
+///   are at DCT scaled size 1, and decodes the reduced stream without any warning.
 ///
 /// Otherwise the caller decodes normally. What the reduced decode does not see is damage inside
 /// the AC scans it skips, which a strict normal decode reports as `badImageData`: such a file
@@ -79,6 +91,14 @@ enum JPEGReducedScanDecode {
         return Plan(keptScans: kept, dcOnlyComponents: dcOnly)
     }
 
+    /// The most our own decoder may allocate for its work on an output of `size`: eight times the
+    /// output buffer the caller has already checked against its limits (its DC arrays and planes
+    /// take about six bytes per output pixel for 4:2:0), and at least 1 MiB.
+    static func workingMemoryLimit(_ size: PixelSize) -> Int {
+        let (bytes, overflow) = size.pixelCount.multipliedReportingOverflow(by: 32)
+        return overflow ? Int.max : max(bytes, 1 << 20)
+    }
+
     /// The stream libjpeg decodes: the original bytes up to the first scan, then every kept scan
     /// and every segment between scans (tables, restart intervals) in their order, then EOI.
     static func reducedStream(_ b: UnsafeRawBufferPointer, script: JPEGScanScript, plan: Plan) -> [UInt8] {
@@ -105,9 +125,16 @@ enum JPEGReducedScanDecode {
         _ b: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, size: PixelSize, cmyk: Bool,
         acceptingPrefix: Bool = false
     ) -> Bool {
-        guard let script = try? JPEGScanScript(b, acceptingPrefix: acceptingPrefix), let plan = plan(script),
-            let destination = out.baseAddress, out.count >= size.pixelCount * 4
-        else { return false }
+        guard let source = b.baseAddress, let destination = out.baseAddress, out.count >= size.pixelCount * 4 else {
+            return false
+        }
+        let ownResult = wi_jpeg_reduced_decode_eighth(
+            source.assumingMemoryBound(to: UInt8.self), b.count, acceptingPrefix ? 1 : 0, cmyk ? 1 : 0,
+            destination, size.width * 4, UInt32(size.width), UInt32(size.height), workingMemoryLimit(size))
+        if Int(ownResult) == WI_JPEG_REDUCED_OK { return true }
+        guard let script = try? JPEGScanScript(b, acceptingPrefix: acceptingPrefix), let plan = plan(script) else {
+            return false
+        }
         let stream = reducedStream(b, script: script, plan: plan)
         let colorSpace = cmyk ? JCS_CMYK : JCS_EXT_RGBA
         let rc = stream.withUnsafeBufferPointer { s in

@@ -1,0 +1,1022 @@
+// A progressive JPEG decoded at 1/8 from the scans its 1/8 inverse DCT reads.
+//
+// Written from ITU-T T.81 (Annex G: progressive DCT, G.1.2 and G.2; Annex F.2.2: Huffman
+// decoding; Annex B: syntax) and from the documented behaviour of libjpeg-turbo's 1/8 decode,
+// whose pixels it reproduces exactly:
+//
+// - every component is decoded at DCT scaled size 1 (its DC alone: dequantised, divided by 8
+//   with rounding, plus 128, clamped as libjpeg's post-IDCT range limit does), except a
+//   component whose sampling lets libjpeg scale it up by IDCT instead of upsampling (4:2:0
+//   chroma): that one is decoded at scaled size 2 by the reduced 2×2 inverse DCT, which reads
+//   rows and columns 0, 1, 3, 5 and 7 of the coefficients;
+// - at minimum scaled size 1 libjpeg turns fancy upsampling off, so a component smaller than the
+//   output is replicated;
+// - then the integer YCbCr→RGB conversion (tables rounded with ONE_HALF), grey replicated, RGB
+//   copied, CMYK copied, YCCK converted to CMYK.
+//
+// Only the AC scans of the scaled-size-2 components are entropy-decoded; the others are skipped
+// by marker search. Those AC scans are decoded block by block, all of a component's scans in step
+// (each scan keeps its own bit position, end-of-band run and restart count), so no coefficient
+// buffer larger than one block exists: the DC of every component is one int16 per block.
+//
+// Anything this decoder does not reproduce exactly is declined (a non-zero result): the caller
+// then decodes another way.
+
+#include "jpeg_reduced.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAX_COMPONENTS = 4,
+    /// TurboJPEG's TJFLAG_LIMITSCANS refuses more scans than this.
+    MAX_SCANS = 500,
+    /// AC scans of one scaled-size-2 component decoded in step (a real script has at most ~14).
+    MAX_AC_SCANS = 64,
+    /// libjpeg's JPEG_MAX_DIMENSION.
+    MAX_DIMENSION = 65500,
+    /// libjpeg's D_MAX_BLOCKS_IN_MCU.
+    MAX_BLOCKS_IN_MCU = 10,
+    LOOKAHEAD = 9,
+};
+
+/// Zigzag index → natural (row-major) index.
+static const uint8_t zigzag_to_natural[64] = {
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+    12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+    35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+    58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Huffman tables (T.81 Annex C and F.2.2.3)
+
+typedef struct {
+    uint8_t counts[17];   // counts[l]: codes of length l (1…16)
+    uint8_t symbols[256];
+    int defined;
+} raw_table;
+
+typedef struct {
+    int32_t maxcode[18];  // largest code of length l, -1 if none
+    int32_t valoffset[18];
+    uint8_t look_length[1 << LOOKAHEAD];  // 0: the code is longer than LOOKAHEAD bits
+    uint8_t look_symbol[1 << LOOKAHEAD];
+    uint8_t symbols[256];
+} decode_table;
+
+/// Builds the decoding table of `raw`; 0 when the table is not a valid code (the checks
+/// libjpeg makes before decoding with it: at most 256 codes, no code of all one bits, and
+/// DC symbols at most 15).
+static int build_table(const raw_table *raw, int is_dc, decode_table *t) {
+    if (!raw->defined) return 0;
+    int total = 0;
+    for (int l = 1; l <= 16; l++) total += raw->counts[l];
+    if (total > 256) return 0;
+    if (is_dc) {
+        for (int i = 0; i < total; i++) if (raw->symbols[i] > 15) return 0;
+    }
+    memcpy(t->symbols, raw->symbols, 256);
+    memset(t->look_length, 0, sizeof t->look_length);
+    int32_t code = 0;
+    int p = 0;
+    for (int l = 1; l <= 16; l++) {
+        int n = raw->counts[l];
+        if (n == 0) {
+            t->maxcode[l] = -1;
+            t->valoffset[l] = 0;
+        } else {
+            t->valoffset[l] = p - code;
+            for (int i = 0; i < n; i++, p++, code++) {
+                if (l <= LOOKAHEAD) {
+                    int shift = LOOKAHEAD - l;
+                    int first = code << shift;
+                    for (int j = 0; j < (1 << shift); j++) {
+                        t->look_length[first + j] = (uint8_t)l;
+                        t->look_symbol[first + j] = raw->symbols[p];
+                    }
+                }
+            }
+            t->maxcode[l] = code - 1;
+        }
+        // The next code must still fit in l bits: no code may be all ones.
+        if (n > 0 && code >= (1 << l)) return 0;
+        code <<= 1;
+    }
+    t->maxcode[17] = INT32_MAX;
+    return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entropy-coded data (T.81 F.2.2.5, B.1.1.5): bytes with FF 00 stuffing, ending at a marker.
+
+typedef struct {
+    const uint8_t *data;
+    size_t pos;          // next byte to read
+    size_t end;          // the FF of the marker that ends the scan
+    uint64_t buffer;     // bits, most significant first
+    int count;           // bits in buffer
+    int padding;         // of those, zero bits added past the data (the low ones)
+    int at_marker;       // the reader stopped at a marker
+    size_t marker_code;  // index of that marker's code byte (valid when at_marker and < end)
+    int failed;          // a read went past the data, or a code was bad
+} bit_reader;
+
+static void reader_start(bit_reader *r, const uint8_t *data, size_t start, size_t end) {
+    r->data = data;
+    r->pos = start;
+    r->end = end;
+    r->buffer = 0;
+    r->count = 0;
+    r->padding = 0;
+    r->at_marker = 0;
+    r->marker_code = end;
+    r->failed = 0;
+}
+
+/// Reads the next data byte into the buffer, or stops at a marker (then zero bits follow).
+static inline void reader_fill(bit_reader *r) {
+    while (r->count <= 56) {
+        uint32_t byte = 0;
+        if (!r->at_marker) {
+            if (r->pos >= r->end) {
+                r->at_marker = 1;
+                r->marker_code = r->end;
+            } else {
+                byte = r->data[r->pos];
+                if (byte != 0xFF) {
+                    r->pos++;
+                } else {
+                    // FF, any further FFs, then 00 is one FF data byte; anything else a marker.
+                    size_t q = r->pos + 1;
+                    while (q < r->end && r->data[q] == 0xFF) q++;
+                    if (q < r->end && r->data[q] == 0x00) {
+                        r->pos = q + 1;
+                    } else {
+                        r->at_marker = 1;
+                        r->marker_code = q;
+                        byte = 0;
+                    }
+                }
+            }
+        }
+        if (r->at_marker) r->padding += 8;
+        r->buffer |= (uint64_t)byte << (56 - r->count);
+        r->count += 8;
+    }
+}
+
+static inline void reader_consume(bit_reader *r, int n) {
+    r->buffer <<= n;
+    r->count -= n;
+    if (r->count < r->padding) r->failed = 1;
+}
+
+/// `n` (0…16) bits.
+static inline uint32_t reader_bits(bit_reader *r, int n) {
+    if (n == 0) return 0;
+    if (r->count < n) reader_fill(r);
+    uint32_t v = (uint32_t)(r->buffer >> (64 - n));
+    reader_consume(r, n);
+    return v;
+}
+
+/// The next Huffman symbol, or -1 for a bad code.
+static inline int reader_decode(bit_reader *r, const decode_table *t) {
+    if (r->count < 16) reader_fill(r);
+    uint32_t look = (uint32_t)(r->buffer >> (64 - LOOKAHEAD));
+    int length = t->look_length[look];
+    if (length) {
+        reader_consume(r, length);
+        return t->look_symbol[look];
+    }
+    uint32_t bits16 = (uint32_t)(r->buffer >> 48);
+    for (int l = LOOKAHEAD + 1; l <= 16; l++) {
+        int32_t code = (int32_t)(bits16 >> (16 - l));
+        if (code <= t->maxcode[l]) {
+            reader_consume(r, l);
+            int index = t->valoffset[l] + code;
+            if (index < 0 || index > 255) {
+                r->failed = 1;
+                return -1;
+            }
+            return t->symbols[index];
+        }
+    }
+    r->failed = 1;
+    return -1;
+}
+
+/// T.81 F.2.2.1 EXTEND.
+static inline int32_t extend(uint32_t v, int s) {
+    return v < (1u << (s - 1)) ? (int32_t)v - (int32_t)(1u << s) + 1 : (int32_t)v;
+}
+
+/// At a restart interval's end: drop the buffered bits and read RSTn, which must be the expected
+/// one (libjpeg resynchronises otherwise, with a warning). Bytes before the marker are skipped.
+static int reader_restart(bit_reader *r, int expected) {
+    size_t code;
+    if (r->at_marker) {
+        code = r->marker_code;
+    } else {
+        size_t p = r->pos;
+        code = r->end;
+        while (p < r->end) {
+            if (r->data[p] != 0xFF) { p++; continue; }
+            size_t q = p + 1;
+            while (q < r->end && r->data[q] == 0xFF) q++;
+            if (q < r->end && r->data[q] == 0x00) { p = q + 1; continue; }
+            code = q;
+            break;
+        }
+    }
+    if (code >= r->end || r->data[code] != 0xD0 + (expected & 7)) return 0;
+    reader_start(r, r->data, code + 1, r->end);
+    return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The frame and its scans
+
+typedef struct {
+    uint8_t id;
+    int h, v;
+    int quant_selector;
+    int scaled;            // DCT scaled size at 1/8: 1 or 2
+    int width_blocks, height_blocks;  // blocks that carry image data
+    int padded_width, padded_height;  // blocks of the MCU grid
+    int16_t *dc;           // padded_width × padded_height
+    int quant_latched;
+    uint16_t quant[64];    // natural order, latched at the component's first scan
+    int bits[64];          // per coefficient: -1 never coded, else the Al it was last coded with
+    int ac_scan_count;
+    uint8_t *plane;        // the component's samples at its scaled size
+    int plane_width, plane_height;
+} component;
+
+typedef struct {
+    bit_reader reader;
+    decode_table table;
+    int ss, se, ah, al;
+    uint32_t eob_run;
+    unsigned restart_interval, restarts_to_go;
+    int next_restart;
+} ac_scan;
+
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    int accept_prefix;
+    size_t memory_limit;
+    size_t allocated;
+
+    int width, height;
+    int component_count;
+    component comps[MAX_COMPONENTS];
+    int max_h, max_v;
+    int mcus_per_row, mcu_rows;
+    int have_frame;
+
+    raw_table dc_tables[4], ac_tables[4];
+    int quant_defined[4];
+    uint16_t quant_tables[4][64];  // natural order
+    unsigned restart_interval;
+    int saw_jfif, saw_adobe, adobe_transform;
+    int scan_count;
+    int reached_eoi;
+
+    ac_scan *ac_scans[MAX_COMPONENTS];  // MAX_AC_SCANS each, for scaled-size-2 components
+    decode_table scratch;
+} decoder;
+
+static int checked_mul(size_t a, size_t b, size_t *out) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+static void *allocate(decoder *d, size_t count, size_t each, int zeroed) {
+    size_t bytes;
+    if (!checked_mul(count, each, &bytes) || bytes > d->memory_limit - d->allocated) return NULL;
+    if (bytes == 0) bytes = 1;
+    void *p = zeroed ? calloc(1, bytes) : malloc(bytes);
+    if (p) d->allocated += bytes;
+    return p;
+}
+
+static void release(decoder *d) {
+    for (int c = 0; c < MAX_COMPONENTS; c++) {
+        free(d->comps[c].dc);
+        free(d->comps[c].plane);
+        free(d->ac_scans[c]);
+        d->comps[c].dc = NULL;
+        d->comps[c].plane = NULL;
+        d->ac_scans[c] = NULL;
+    }
+}
+
+static inline int read16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
+
+static int parse_dht(decoder *d, const uint8_t *body, size_t length) {
+    size_t p = 0;
+    while (p < length) {
+        if (length - p < 17) return WI_JPEG_REDUCED_MALFORMED;
+        int table_class = body[p] >> 4, id = body[p] & 0x0F;
+        if (table_class > 1 || id > 3) return WI_JPEG_REDUCED_MALFORMED;
+        raw_table *t = table_class == 0 ? &d->dc_tables[id] : &d->ac_tables[id];
+        size_t total = 0;
+        t->counts[0] = 0;
+        for (int l = 1; l <= 16; l++) {
+            t->counts[l] = body[p + l];
+            total += body[p + l];
+        }
+        if (total > 256 || total > length - p - 17) return WI_JPEG_REDUCED_MALFORMED;
+        memset(t->symbols, 0, sizeof t->symbols);
+        memcpy(t->symbols, body + p + 17, total);
+        t->defined = 1;
+        p += 17 + total;
+    }
+    return WI_JPEG_REDUCED_OK;
+}
+
+static int parse_dqt(decoder *d, const uint8_t *body, size_t length) {
+    size_t p = 0;
+    while (p < length) {
+        int precision = body[p] >> 4, id = body[p] & 0x0F;
+        if (precision > 1 || id > 3) return WI_JPEG_REDUCED_MALFORMED;
+        size_t need = 1 + (precision ? 128 : 64);
+        // libjpeg accepts a short last table (the rest of it 1s); that is left to it.
+        if (length - p < need) return WI_JPEG_REDUCED_UNSUPPORTED;
+        for (int i = 0; i < 64; i++) {
+            int value = precision ? read16(body + p + 1 + 2 * i) : body[p + 1 + i];
+            d->quant_tables[id][zigzag_to_natural[i]] = (uint16_t)value;
+        }
+        d->quant_defined[id] = 1;
+        p += need;
+    }
+    return WI_JPEG_REDUCED_OK;
+}
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+static int parse_frame(decoder *d, const uint8_t *body, size_t length) {
+    if (d->have_frame) return WI_JPEG_REDUCED_MALFORMED;
+    if (length < 6) return WI_JPEG_REDUCED_MALFORMED;
+    if (body[0] != 8) return WI_JPEG_REDUCED_UNSUPPORTED;
+    d->height = read16(body + 1);
+    d->width = read16(body + 3);
+    d->component_count = body[5];
+    if (d->component_count != 1 && d->component_count != 3 && d->component_count != 4) return WI_JPEG_REDUCED_UNSUPPORTED;
+    if (length != 6 + 3 * (size_t)d->component_count) return WI_JPEG_REDUCED_MALFORMED;
+    if (d->width <= 0 || d->height <= 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+    if (d->width > MAX_DIMENSION || d->height > MAX_DIMENSION) return WI_JPEG_REDUCED_LIMIT;
+    d->max_h = 1;
+    d->max_v = 1;
+    for (int c = 0; c < d->component_count; c++) {
+        component *k = &d->comps[c];
+        k->id = body[6 + 3 * c];
+        k->h = body[7 + 3 * c] >> 4;
+        k->v = body[7 + 3 * c] & 0x0F;
+        k->quant_selector = body[8 + 3 * c];
+        if (k->h < 1 || k->h > 4 || k->v < 1 || k->v > 4 || k->quant_selector > 3) return WI_JPEG_REDUCED_MALFORMED;
+        for (int e = 0; e < c; e++) if (d->comps[e].id == k->id) return WI_JPEG_REDUCED_UNSUPPORTED;
+        if (k->h > d->max_h) d->max_h = k->h;
+        if (k->v > d->max_v) d->max_v = k->v;
+        for (int i = 0; i < 64; i++) k->bits[i] = -1;
+    }
+    d->mcus_per_row = ceil_div(d->width, 8 * d->max_h);
+    d->mcu_rows = ceil_div(d->height, 8 * d->max_v);
+    size_t blocks_total = 0;
+    for (int c = 0; c < d->component_count; c++) {
+        component *k = &d->comps[c];
+        // libjpeg's choice of DCT scaled size at 1/8: doubled while that replaces upsampling.
+        int size = 1;
+        while (size < 8 && d->max_h % (k->h * size * 2) == 0 && d->max_v % (k->v * size * 2) == 0) size *= 2;
+        if (size > 2) return WI_JPEG_REDUCED_UNSUPPORTED;
+        k->scaled = size;
+        // Replication by an integral factor (libjpeg refuses fractional sampling).
+        if (d->max_h % (k->h * size) != 0 || d->max_v % (k->v * size) != 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+        k->width_blocks = (int)(((int64_t)d->width * k->h + 8 * d->max_h - 1) / (8 * d->max_h));
+        k->height_blocks = (int)(((int64_t)d->height * k->v + 8 * d->max_v - 1) / (8 * d->max_v));
+        k->padded_width = d->mcus_per_row * k->h;
+        k->padded_height = d->mcu_rows * k->v;
+        k->plane_width = k->width_blocks * size;
+        k->plane_height = k->height_blocks * size;
+        blocks_total += (size_t)k->width_blocks * (size_t)k->height_blocks;
+    }
+    // Every block's DC is Huffman-coded with at least one bit: more blocks than eight per byte
+    // of data cannot all be coded (a small file declaring a huge frame).
+    if (blocks_total / 8 > d->size) return WI_JPEG_REDUCED_LIMIT;
+    for (int c = 0; c < d->component_count; c++) {
+        component *k = &d->comps[c];
+        k->dc = allocate(d, (size_t)k->padded_width * (size_t)k->padded_height, sizeof(int16_t), 1);
+        if (!k->dc) return WI_JPEG_REDUCED_LIMIT;
+        if (k->scaled == 2) {
+            d->ac_scans[c] = allocate(d, MAX_AC_SCANS, sizeof(ac_scan), 0);
+            if (!d->ac_scans[c]) return WI_JPEG_REDUCED_LIMIT;
+        }
+    }
+    d->have_frame = 1;
+    return WI_JPEG_REDUCED_OK;
+}
+
+/// The end of the entropy-coded data from `start`: the first FF followed by a byte other than
+/// 00 (stuffing), FF (fill) or D0…D7 (restart markers, which stay inside the scan). `size` when
+/// the data ends first.
+static size_t skip_entropy_data(const uint8_t *data, size_t size, size_t start) {
+    size_t p = start;
+    while (p + 1 < size) {
+        const uint8_t *hit = memchr(data + p, 0xFF, size - 1 - p);
+        if (!hit) break;
+        p = (size_t)(hit - data);
+        uint8_t next = data[p + 1];
+        if (next == 0x00 || (next >= 0xD0 && next <= 0xD7)) p += 2;
+        else if (next == 0xFF) p += 1;
+        else return p;
+    }
+    return size;
+}
+
+/// Decodes one DC scan (first or refinement) into the components' DC arrays.
+static int decode_dc_scan(decoder *d, component **members, int count, const decode_table *tables,
+                          int ah, int al, size_t start, size_t end) {
+    bit_reader r;
+    reader_start(&r, d->data, start, end);
+    int interleaved = count > 1;
+    int rows = interleaved ? d->mcu_rows : members[0]->height_blocks;
+    int columns = interleaved ? d->mcus_per_row : members[0]->width_blocks;
+    int32_t predictor[MAX_COMPONENTS] = {0, 0, 0, 0};
+    unsigned restarts_to_go = d->restart_interval;
+    int next_restart = 0;
+    for (int my = 0; my < rows; my++) {
+        for (int mx = 0; mx < columns; mx++) {
+            if (d->restart_interval) {
+                if (restarts_to_go == 0) {
+                    if (!reader_restart(&r, next_restart)) return WI_JPEG_REDUCED_BAD_DATA;
+                    next_restart = (next_restart + 1) & 7;
+                    restarts_to_go = d->restart_interval;
+                    for (int i = 0; i < MAX_COMPONENTS; i++) predictor[i] = 0;
+                }
+                restarts_to_go--;
+            }
+            for (int i = 0; i < count; i++) {
+                component *k = members[i];
+                int bh = interleaved ? k->h : 1, bv = interleaved ? k->v : 1;
+                for (int y = 0; y < bv; y++) {
+                    for (int x = 0; x < bh; x++) {
+                        int16_t *coef = &k->dc[(size_t)(my * bv + y) * (size_t)k->padded_width + (size_t)(mx * bh + x)];
+                        if (ah == 0) {
+                            int s = reader_decode(&r, &tables[i]);
+                            if (s < 0) return WI_JPEG_REDUCED_BAD_DATA;
+                            int32_t diff = s ? extend(reader_bits(&r, s), s) : 0;
+                            int32_t last = predictor[i];
+                            if ((last >= 0 && diff > INT32_MAX - last) || (last < 0 && diff < INT32_MIN - last))
+                                return WI_JPEG_REDUCED_BAD_DATA;
+                            predictor[i] = last + diff;
+                            *coef = (int16_t)(uint16_t)((uint32_t)predictor[i] << al);
+                        } else if (reader_bits(&r, 1)) {
+                            *coef = (int16_t)(uint16_t)((uint16_t)*coef | (uint16_t)(1u << al));
+                        }
+                    }
+                }
+            }
+            if (r.failed) return WI_JPEG_REDUCED_BAD_DATA;
+        }
+    }
+    return WI_JPEG_REDUCED_OK;
+}
+
+static int parse_scan(decoder *d, const uint8_t *body, size_t length, size_t data_start, size_t *scan_end) {
+    if (!d->have_frame) return WI_JPEG_REDUCED_MALFORMED;
+    if (d->scan_count >= MAX_SCANS) return WI_JPEG_REDUCED_LIMIT;
+    if (length < 1) return WI_JPEG_REDUCED_MALFORMED;
+    int count = body[0];
+    if (count < 1 || count > 4 || length != 4 + 2 * (size_t)count) return WI_JPEG_REDUCED_MALFORMED;
+    component *members[MAX_COMPONENTS];
+    int indices[MAX_COMPONENTS];
+    int selectors[MAX_COMPONENTS];
+    for (int i = 0; i < count; i++) {
+        int found = -1;
+        for (int c = 0; c < d->component_count; c++) if (d->comps[c].id == body[1 + 2 * i]) found = c;
+        if (found < 0) return WI_JPEG_REDUCED_MALFORMED;
+        for (int e = 0; e < i; e++) if (indices[e] == found) return WI_JPEG_REDUCED_MALFORMED;
+        indices[i] = found;
+        members[i] = &d->comps[found];
+        selectors[i] = body[2 + 2 * i];
+    }
+    int ss = body[1 + 2 * count], se = body[2 + 2 * count];
+    int ah = body[3 + 2 * count] >> 4, al = body[3 + 2 * count] & 0x0F;
+    // The scan parameter checks libjpeg's progressive decoder makes (fatal there).
+    if (ss == 0) {
+        if (se != 0) return WI_JPEG_REDUCED_MALFORMED;
+    } else if (ss > se || se > 63 || count != 1) {
+        return WI_JPEG_REDUCED_MALFORMED;
+    }
+    if ((ah != 0 && al != ah - 1) || al > 13) return WI_JPEG_REDUCED_MALFORMED;
+    if (count > 1) {
+        int blocks = 0;
+        for (int i = 0; i < count; i++) blocks += members[i]->h * members[i]->v;
+        if (blocks > MAX_BLOCKS_IN_MCU) return WI_JPEG_REDUCED_MALFORMED;
+    }
+    // The scan's data must have fully arrived.
+    size_t end = skip_entropy_data(d->data, d->size, data_start);
+    if (end >= d->size) return WI_JPEG_REDUCED_INCOMPLETE;
+    *scan_end = end;
+
+    // Quantisation tables are latched at each component's first scan.
+    for (int i = 0; i < count; i++) {
+        component *k = members[i];
+        if (!k->quant_latched) {
+            if (!d->quant_defined[k->quant_selector]) return WI_JPEG_REDUCED_MALFORMED;
+            memcpy(k->quant, d->quant_tables[k->quant_selector], sizeof k->quant);
+            k->quant_latched = 1;
+        }
+    }
+    // The progression bookkeeping libjpeg warns about (an AC scan before the component's DC,
+    // or a scan whose Ah is not the Al its coefficients were last coded with).
+    for (int i = 0; i < count; i++) {
+        component *k = members[i];
+        if (ss != 0 && k->bits[0] < 0) return WI_JPEG_REDUCED_MALFORMED;
+        for (int j = ss; j <= se; j++) {
+            int expected = k->bits[j] < 0 ? 0 : k->bits[j];
+            if (ah != expected) return WI_JPEG_REDUCED_MALFORMED;
+        }
+    }
+    for (int i = 0; i < count; i++) for (int j = ss; j <= se; j++) members[i]->bits[j] = al;
+    d->scan_count++;
+
+    if (ss == 0) {
+        decode_table tables[MAX_COMPONENTS];
+        if (ah == 0) {
+            for (int i = 0; i < count; i++) {
+                int selector = selectors[i] >> 4;
+                if (selector > 3 || !build_table(&d->dc_tables[selector], 1, &tables[i])) return WI_JPEG_REDUCED_MALFORMED;
+            }
+        }
+        int rc = decode_dc_scan(d, members, count, tables, ah, al, data_start, end);
+        if (rc != WI_JPEG_REDUCED_OK) return rc;
+    } else {
+        int selector = selectors[0] & 0x0F;
+        if (selector > 3) return WI_JPEG_REDUCED_MALFORMED;
+        component *k = members[0];
+        if (k->scaled == 2) {
+            if (k->ac_scan_count >= MAX_AC_SCANS) return WI_JPEG_REDUCED_LIMIT;
+            ac_scan *scan = &d->ac_scans[indices[0]][k->ac_scan_count++];
+            if (!build_table(&d->ac_tables[selector], 0, &scan->table)) return WI_JPEG_REDUCED_MALFORMED;
+            reader_start(&scan->reader, d->data, data_start, end);
+            scan->ss = ss;
+            scan->se = se;
+            scan->ah = ah;
+            scan->al = al;
+            scan->eob_run = 0;
+            scan->restart_interval = d->restart_interval;
+            scan->restarts_to_go = d->restart_interval;
+            scan->next_restart = 0;
+        } else if (!build_table(&d->ac_tables[selector], 0, &d->scratch)) {
+            // Skipped, but libjpeg would refuse the table.
+            return WI_JPEG_REDUCED_MALFORMED;
+        }
+    }
+    return WI_JPEG_REDUCED_OK;
+}
+
+/// Walks the markers, decoding the DC scans and recording the AC scans of the scaled-size-2
+/// components. In prefix mode, stops without a failure where the data ends.
+static int parse(decoder *d) {
+    const uint8_t *b = d->data;
+    size_t n = d->size;
+    if (n < 2 || b[0] != 0xFF || b[1] != 0xD8) return WI_JPEG_REDUCED_UNSUPPORTED;
+    size_t p = 2;
+    for (;;) {
+        if (p >= n) return WI_JPEG_REDUCED_INCOMPLETE;
+        if (b[p] != 0xFF) return WI_JPEG_REDUCED_MALFORMED;
+        while (p < n && b[p] == 0xFF) p++;
+        if (p >= n) return WI_JPEG_REDUCED_INCOMPLETE;
+        int marker = b[p++];
+        if (marker == 0xD9) {
+            if (d->scan_count == 0) return WI_JPEG_REDUCED_MALFORMED;
+            d->reached_eoi = 1;
+            return WI_JPEG_REDUCED_OK;
+        }
+        if (n - p < 2) return WI_JPEG_REDUCED_INCOMPLETE;
+        size_t length = (size_t)read16(b + p);
+        if (length < 2) return WI_JPEG_REDUCED_MALFORMED;
+        if (length > n - p) return WI_JPEG_REDUCED_INCOMPLETE;
+        const uint8_t *body = b + p + 2;
+        size_t body_length = length - 2;
+        size_t next = p + length;
+        int rc = WI_JPEG_REDUCED_OK;
+        switch (marker) {
+        case 0xC4:
+            rc = parse_dht(d, body, body_length);
+            break;
+        case 0xDB:
+            rc = parse_dqt(d, body, body_length);
+            break;
+        case 0xDD:
+            if (body_length != 2) return WI_JPEG_REDUCED_MALFORMED;
+            d->restart_interval = (unsigned)read16(body);
+            break;
+        case 0xC2:
+            rc = parse_frame(d, body, body_length);
+            break;
+        case 0xDA:
+            rc = parse_scan(d, body, body_length, next, &next);
+            break;
+        case 0xE0:
+            if (body_length >= 14 && memcmp(body, "JFIF\0", 5) == 0) d->saw_jfif = 1;
+            break;
+        case 0xEE:
+            if (body_length >= 12 && memcmp(body, "Adobe", 5) == 0) {
+                d->saw_adobe = 1;
+                d->adobe_transform = body[11];
+            }
+            break;
+        default:
+            if ((marker >= 0xE1 && marker <= 0xEF) || marker == 0xFE) break;
+            // Other frames (baseline, lossless, arithmetic), DAC, DNL, RSTn or SOI out of place.
+            return (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xCC && !d->have_frame)
+                ? WI_JPEG_REDUCED_UNSUPPORTED : WI_JPEG_REDUCED_MALFORMED;
+        }
+        if (rc != WI_JPEG_REDUCED_OK) return rc;
+        p = next;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// AC decoding of the scaled-size-2 components, one block at a time (T.81 G.1.2.2, G.1.2.3)
+
+/// The next block of an AC first scan into `block` (natural order); bit `k` of `*nonzero` says
+/// whether the coefficient at zigzag index `k` is not zero.
+static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
+    bit_reader *r = &s->reader;
+    if (s->eob_run > 0) {
+        s->eob_run--;
+        return 1;
+    }
+    for (int k = s->ss; k <= s->se; k++) {
+        int symbol = reader_decode(r, &s->table);
+        if (symbol < 0) return 0;
+        int run = symbol >> 4, size = symbol & 15;
+        if (size) {
+            k += run;
+            // A coefficient past the band: libjpeg stores it where no encoder would put it.
+            if (k > s->se) return 0;
+            int32_t value = extend(reader_bits(r, size), size);
+            int16_t stored = (int16_t)(uint16_t)((uint32_t)value << s->al);
+            block[zigzag_to_natural[k]] = stored;
+            if (stored) *nonzero |= (uint64_t)1 << k;
+            else *nonzero &= ~((uint64_t)1 << k);
+        } else if (run == 15) {
+            k += 15;
+        } else {
+            s->eob_run = 1u << run;
+            if (run) s->eob_run += reader_bits(r, run);
+            s->eob_run--;
+            break;
+        }
+    }
+    return !r->failed;
+}
+
+/// Appends a correction bit to the already-nonzero coefficient at `pos`.
+static inline void correct(bit_reader *r, int16_t *coef, int32_t p1, int32_t m1) {
+    if (reader_bits(r, 1) && (*coef & p1) == 0) {
+        *coef = (int16_t)(uint16_t)(uint32_t)(*coef + (*coef >= 0 ? p1 : m1));
+    }
+}
+
+/// The next block of an AC refinement scan (`nonzero` as for ``decode_ac_first``).
+static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
+    bit_reader *r = &s->reader;
+    int32_t p1 = 1 << s->al, m1 = -(1 << s->al);
+    int k = s->ss;
+    if (s->eob_run == 0) {
+        for (; k <= s->se; k++) {
+            int symbol = reader_decode(r, &s->table);
+            if (symbol < 0) return 0;
+            int run = symbol >> 4, size = symbol & 15;
+            int32_t value = 0;
+            if (size) {
+                if (size != 1) return 0;  // libjpeg warns: a new coefficient is always ±1 here
+                value = reader_bits(r, 1) ? p1 : m1;
+            } else if (run != 15) {
+                s->eob_run = 1u << run;
+                if (run) s->eob_run += reader_bits(r, run);
+                break;
+            }
+            // Over already-nonzero coefficients (each with a correction bit) and `run` zero ones.
+            do {
+                int16_t *coef = &block[zigzag_to_natural[k]];
+                if (*coef != 0) {
+                    correct(r, coef, p1, m1);
+                } else {
+                    if (--run < 0) break;
+                }
+                k++;
+            } while (k <= s->se);
+            if (value) {
+                if (k > s->se) return 0;  // libjpeg would store it past the band
+                block[zigzag_to_natural[k]] = (int16_t)value;
+                *nonzero |= (uint64_t)1 << k;
+            }
+        }
+    }
+    if (s->eob_run > 0) {
+        // A correction bit for each nonzero coefficient from k to Se, in order.
+        if (k <= s->se) {
+            uint64_t band = (s->se == 63 ? ~(uint64_t)0 : (((uint64_t)1 << (s->se + 1)) - 1)) & ~(((uint64_t)1 << k) - 1);
+            for (uint64_t m = *nonzero & band; m; m &= m - 1) {
+                correct(r, &block[zigzag_to_natural[__builtin_ctzll(m)]], p1, m1);
+            }
+        }
+        s->eob_run--;
+    }
+    return !r->failed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reduced inverse DCTs
+
+/// libjpeg's post-IDCT range limit: `v` (before the +128 level shift) masked to 10 bits.
+static inline uint8_t idct_limit(int32_t v) {
+    int i = v & 1023;
+    if (i < 128) return (uint8_t)(i + 128);
+    if (i < 512) return 255;
+    if (i < 896) return 0;
+    return (uint8_t)(i - 896);
+}
+
+/// Scaled size 1: the dequantised DC divided by 8, rounded.
+static inline uint8_t idct_1x1(int16_t dc, uint16_t quant) {
+    int32_t value = (int32_t)dc * (int32_t)(int16_t)quant;
+    return idct_limit((int32_t)(((int64_t)value + 4) >> 3));
+}
+
+enum {
+    FIX_0_720959822 = 5906,
+    FIX_0_850430095 = 6967,
+    FIX_1_272758580 = 10426,
+    FIX_3_624509785 = 29692,
+};
+
+static inline int fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+static inline int fits16(int64_t v) { return v >= INT16_MIN && v <= INT16_MAX; }
+
+/// Scaled size 2: the 2×2 reduced inverse DCT (the same integer arithmetic as libjpeg-turbo's,
+/// 13 fractional bits, 2 bits kept between the passes). 0 when a value leaves the range where
+/// its C and SIMD versions agree (16-bit products and passes, 32-bit sums, final values within
+/// the range limit's unwrapped span).
+static int idct_2x2(const int16_t *coef, const uint16_t *quant, uint8_t *out, size_t stride) {
+    static const int used[5] = {0, 1, 3, 5, 7};
+    int32_t workspace[2][8];
+    for (int ci = 0; ci < 5; ci++) {
+        int col = used[ci];
+        int32_t dq[8];
+        for (int ri = 0; ri < 5; ri++) {
+            int row = used[ri];
+            int32_t v = (int32_t)coef[row * 8 + col] * (int32_t)(int16_t)quant[row * 8 + col];
+            if (!fits16(v)) return 0;
+            dq[row] = v;
+        }
+        int64_t tmp10 = (int64_t)dq[0] * (1 << 15);
+        int64_t tmp0 = (int64_t)dq[7] * -FIX_0_720959822 + (int64_t)dq[5] * FIX_0_850430095
+            + (int64_t)dq[3] * -FIX_1_272758580 + (int64_t)dq[1] * FIX_3_624509785;
+        int64_t a = tmp10 + tmp0 + (1 << 12), b = tmp10 - tmp0 + (1 << 12);
+        if (!fits32(tmp0) || !fits32(a) || !fits32(b)) return 0;
+        int64_t w0 = a >> 13, w1 = b >> 13;
+        if (!fits16(w0) || !fits16(w1)) return 0;
+        workspace[0][col] = (int32_t)w0;
+        workspace[1][col] = (int32_t)w1;
+    }
+    for (int row = 0; row < 2; row++) {
+        const int32_t *w = workspace[row];
+        int64_t tmp10 = (int64_t)w[0] * (1 << 15);
+        int64_t tmp0 = (int64_t)w[7] * -FIX_0_720959822 + (int64_t)w[5] * FIX_0_850430095
+            + (int64_t)w[3] * -FIX_1_272758580 + (int64_t)w[1] * FIX_3_624509785;
+        int64_t a = tmp10 + tmp0 + (1 << 19), b = tmp10 - tmp0 + (1 << 19);
+        if (!fits32(tmp0) || !fits32(a) || !fits32(b)) return 0;
+        int64_t v0 = a >> 20, v1 = b >> 20;
+        if (v0 < -512 || v0 > 511 || v1 < -512 || v1 > 511) return 0;
+        out[row * stride] = idct_limit((int32_t)v0);
+        out[row * stride + 1] = idct_limit((int32_t)v1);
+    }
+    return 1;
+}
+
+/// The component's samples at its scaled size.
+static int make_plane(decoder *d, int index) {
+    component *k = &d->comps[index];
+    k->plane = allocate(d, (size_t)k->plane_width, (size_t)k->plane_height, 0);
+    if (!k->plane) return WI_JPEG_REDUCED_LIMIT;
+    if (k->scaled == 1) {
+        uint16_t q = k->quant[0];
+        for (int by = 0; by < k->height_blocks; by++) {
+            const int16_t *dc = k->dc + (size_t)by * (size_t)k->padded_width;
+            uint8_t *row = k->plane + (size_t)by * (size_t)k->plane_width;
+            for (int bx = 0; bx < k->width_blocks; bx++) row[bx] = idct_1x1(dc[bx], q);
+        }
+        return WI_JPEG_REDUCED_OK;
+    }
+    ac_scan *scans = d->ac_scans[index];
+    int scan_count = k->ac_scan_count;
+    int16_t block[64];
+    uint64_t nonzero;
+    size_t stride = (size_t)k->plane_width;
+    for (int by = 0; by < k->height_blocks; by++) {
+        for (int bx = 0; bx < k->width_blocks; bx++) {
+            memset(block, 0, sizeof block);
+            nonzero = 0;
+            block[0] = k->dc[(size_t)by * (size_t)k->padded_width + (size_t)bx];
+            for (int i = 0; i < scan_count; i++) {
+                ac_scan *s = &scans[i];
+                if (s->restart_interval) {
+                    if (s->restarts_to_go == 0) {
+                        if (!reader_restart(&s->reader, s->next_restart)) return WI_JPEG_REDUCED_BAD_DATA;
+                        s->next_restart = (s->next_restart + 1) & 7;
+                        s->restarts_to_go = s->restart_interval;
+                        s->eob_run = 0;
+                    }
+                    s->restarts_to_go--;
+                }
+                int ok = s->ah == 0 ? decode_ac_first(s, block, &nonzero) : decode_ac_refine(s, block, &nonzero);
+                if (!ok) return WI_JPEG_REDUCED_BAD_DATA;
+            }
+            uint8_t *out = k->plane + (size_t)by * 2 * stride + (size_t)bx * 2;
+            if (!idct_2x2(block, k->quant, out, stride)) return WI_JPEG_REDUCED_OUT_OF_RANGE;
+        }
+    }
+    return WI_JPEG_REDUCED_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Colour conversion (libjpeg's integer tables: 16 fractional bits, ONE_HALF rounding)
+
+enum { SCALEBITS = 16, ONE_HALF = 1 << (SCALEBITS - 1) };
+#define FIX(x) ((int32_t)((x) * (1L << SCALEBITS) + 0.5))
+
+typedef struct {
+    int32_t cr_r[256], cb_b[256], cr_g[256], cb_g[256];
+} ycc_tables;
+
+static void build_ycc(ycc_tables *t) {
+    for (int i = 0; i < 256; i++) {
+        int32_t x = i - 128;
+        t->cr_r[i] = (FIX(1.40200) * x + ONE_HALF) >> SCALEBITS;
+        t->cb_b[i] = (FIX(1.77200) * x + ONE_HALF) >> SCALEBITS;
+        t->cr_g[i] = -FIX(0.71414) * x;
+        t->cb_g[i] = -FIX(0.34414) * x + ONE_HALF;
+    }
+}
+
+static inline uint8_t clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
+
+enum { COLOR_GRAY, COLOR_YCC, COLOR_RGB, COLOR_CMYK, COLOR_YCCK };
+
+/// Replicates row `y` of component `k` to `width` output samples.
+static void expand_row(const decoder *d, const component *k, int y, int width, uint8_t *out) {
+    int hexp = d->max_h / (k->h * k->scaled), vexp = d->max_v / (k->v * k->scaled);
+    const uint8_t *row = k->plane + (size_t)(y / vexp) * (size_t)k->plane_width;
+    if (hexp == 1) {
+        memcpy(out, row, (size_t)width);
+    } else {
+        for (int x = 0; x < width; x++) out[x] = row[x / hexp];
+    }
+}
+
+static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int width, int height) {
+    // Every output sample must come from the component's decoded blocks.
+    for (int c = 0; c < d->component_count; c++) {
+        const component *k = &d->comps[c];
+        int hexp = d->max_h / (k->h * k->scaled), vexp = d->max_v / (k->v * k->scaled);
+        if ((width - 1) / hexp >= k->plane_width || (height - 1) / vexp >= k->plane_height) return WI_JPEG_REDUCED_UNSUPPORTED;
+    }
+    uint8_t *rows = allocate(d, (size_t)width, MAX_COMPONENTS, 0);
+    if (!rows) return WI_JPEG_REDUCED_LIMIT;
+    ycc_tables tables;
+    if (color == COLOR_YCC || color == COLOR_YCCK) build_ycc(&tables);
+    for (int y = 0; y < height; y++) {
+        uint8_t *in[MAX_COMPONENTS];
+        for (int c = 0; c < d->component_count; c++) {
+            in[c] = rows + (size_t)c * (size_t)width;
+            expand_row(d, &d->comps[c], y, width, in[c]);
+        }
+        uint8_t *out = pixels + (size_t)y * pitch;
+        switch (color) {
+        case COLOR_GRAY:
+            for (int x = 0; x < width; x++) {
+                out[4 * x] = out[4 * x + 1] = out[4 * x + 2] = in[0][x];
+                out[4 * x + 3] = 255;
+            }
+            break;
+        case COLOR_RGB:
+            for (int x = 0; x < width; x++) {
+                out[4 * x] = in[0][x];
+                out[4 * x + 1] = in[1][x];
+                out[4 * x + 2] = in[2][x];
+                out[4 * x + 3] = 255;
+            }
+            break;
+        case COLOR_YCC:
+            for (int x = 0; x < width; x++) {
+                int32_t luma = in[0][x], cb = in[1][x], cr = in[2][x];
+                out[4 * x] = clamp255(luma + tables.cr_r[cr]);
+                out[4 * x + 1] = clamp255(luma + ((tables.cb_g[cb] + tables.cr_g[cr]) >> SCALEBITS));
+                out[4 * x + 2] = clamp255(luma + tables.cb_b[cb]);
+                out[4 * x + 3] = 255;
+            }
+            break;
+        case COLOR_CMYK:
+            for (int x = 0; x < width; x++) {
+                for (int c = 0; c < 4; c++) out[4 * x + c] = in[c][x];
+            }
+            break;
+        case COLOR_YCCK:
+            for (int x = 0; x < width; x++) {
+                int32_t luma = in[0][x], cb = in[1][x], cr = in[2][x];
+                out[4 * x] = (uint8_t)(255 - clamp255(luma + tables.cr_r[cr]));
+                out[4 * x + 1] = (uint8_t)(255 - clamp255(luma + ((tables.cb_g[cb] + tables.cr_g[cr]) >> SCALEBITS)));
+                out[4 * x + 2] = (uint8_t)(255 - clamp255(luma + tables.cb_b[cb]));
+                out[4 * x + 3] = in[3][x];
+            }
+            break;
+        }
+    }
+    free(rows);
+    d->allocated -= (size_t)width * MAX_COMPONENTS;
+    return WI_JPEG_REDUCED_OK;
+}
+
+/// libjpeg's choice of the stored colour space (its default decompression parameters).
+static int color_space(const decoder *d) {
+    switch (d->component_count) {
+    case 1:
+        return COLOR_GRAY;
+    case 3:
+        if (d->saw_jfif) return COLOR_YCC;
+        if (d->saw_adobe) {
+            if (d->adobe_transform == 0) return COLOR_RGB;
+            if (d->adobe_transform == 1) return COLOR_YCC;
+            return -1;  // libjpeg warns
+        }
+        if (d->comps[0].id == 82 && d->comps[1].id == 71 && d->comps[2].id == 66) return COLOR_RGB;
+        return COLOR_YCC;
+    case 4:
+        if (d->saw_adobe) {
+            if (d->adobe_transform == 0) return COLOR_CMYK;
+            if (d->adobe_transform == 2) return COLOR_YCCK;
+            return -1;
+        }
+        return COLOR_CMYK;
+    default:
+        return -1;
+    }
+}
+
+static int run(decoder *d, int cmyk, uint8_t *pixels, size_t pitch, uint32_t width, uint32_t height) {
+    int rc = parse(d);
+    if (rc == WI_JPEG_REDUCED_INCOMPLETE && d->accept_prefix && d->have_frame) rc = WI_JPEG_REDUCED_OK;
+    if (rc != WI_JPEG_REDUCED_OK) return rc;
+    if (!d->have_frame) return WI_JPEG_REDUCED_INCOMPLETE;
+    if ((uint32_t)ceil_div(d->width, 8) != width || (uint32_t)ceil_div(d->height, 8) != height
+        || pitch / 4 < width)
+        return WI_JPEG_REDUCED_UNSUPPORTED;
+    int color = color_space(d);
+    if (color < 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+    if ((d->component_count == 4) != (cmyk != 0)) return WI_JPEG_REDUCED_UNSUPPORTED;
+    // Every coefficient the 1/8 IDCT reads must be exact; for a whole file every coefficient of
+    // every component, or libjpeg's own decode would smooth the blocks.
+    int needs_all_everywhere = d->reached_eoi;
+    for (int c = 0; c < d->component_count; c++) {
+        const component *k = &d->comps[c];
+        int needs_all = needs_all_everywhere || k->scaled > 1;
+        for (int j = 0; j < (needs_all ? 64 : 1); j++) if (k->bits[j] != 0) return WI_JPEG_REDUCED_INCOMPLETE;
+        // libjpeg-turbo's IDCT multiplies by the step as a 16-bit signed value.
+        for (int j = 0; j < (k->scaled > 1 ? 64 : 1); j++) {
+            if (k->quant[j] == 0 || k->quant[j] > 32767) return WI_JPEG_REDUCED_UNSUPPORTED;
+        }
+    }
+    for (int c = 0; c < d->component_count; c++) {
+        rc = make_plane(d, c);
+        if (rc != WI_JPEG_REDUCED_OK) return rc;
+    }
+    return convert(d, color, pixels, pitch, (int)width, (int)height);
+}
+
+int wi_jpeg_reduced_decode_eighth(
+    const uint8_t *data, size_t size, int accept_prefix, int cmyk,
+    uint8_t *pixels, size_t pitch, uint32_t width, uint32_t height, size_t memory_limit)
+{
+    if (data == NULL || pixels == NULL || width == 0 || height == 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+    decoder *d = calloc(1, sizeof(decoder));
+    if (!d) return WI_JPEG_REDUCED_LIMIT;
+    d->data = data;
+    d->size = size;
+    d->accept_prefix = accept_prefix;
+    d->memory_limit = memory_limit;
+    int rc = run(d, cmyk, pixels, pitch, width, height);
+    release(d);
+    free(d);
+    return rc;
+}
