@@ -89,6 +89,8 @@ static int build_table(const raw_table *raw, int is_dc, decode_table *t) {
         } else {
             t->valoffset[l] = p - code;
             for (int i = 0; i < n; i++, p++, code++) {
+                // More codes than l bits can hold (checked before the code indexes the table).
+                if (code >= (1 << l)) return 0;
                 if (l <= LOOKAHEAD) {
                     int shift = LOOKAHEAD - l;
                     int first = code << shift;

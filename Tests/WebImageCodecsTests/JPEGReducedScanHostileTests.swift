@@ -192,7 +192,8 @@ struct JPEGReducedScanHostileTests {
         b += [0xFF, 0xC2, 0x00, 17, 8, 0, 24, 0, 40, 3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0]
         // DC: symbols coded "0", "10"; AC: the one symbol EOB14 (0xE0) coded "0".
         let counts = dcCounts ?? ([0, UInt8(dcSymbols.count - 1), 1] + Array(repeating: 0, count: 14)).dropFirst().map { $0 }
-        b += [0xFF, 0xC4, 0x00, UInt8(2 + 1 + 16 + dcSymbols.count), 0x00] + counts + dcSymbols
+        let dhtLength = 2 + 1 + 16 + dcSymbols.count
+        b += [0xFF, 0xC4, UInt8(dhtLength >> 8), UInt8(dhtLength & 0xFF), 0x00] + counts + dcSymbols
         b += [0xFF, 0xC4, 0x00, 0x14, 0x10, 1] + Array(repeating: 0, count: 15) + [0xE0]
         var bits: [Bool] = []
         func put(_ value: UInt32, _ count: Int) {
@@ -251,6 +252,10 @@ struct JPEGReducedScanHostileTests {
         let broken: [(String, Data)] = [
             // Two codes of length 1: "1" is all ones.
             ("all-ones code", Self.handmade(dcCounts: [2] + Array(repeating: 0, count: 15), dcSymbols: [0, 3])),
+            // 255 codes of length 1: the codes run past what one bit holds, and past the lookup
+            // table they index (found by the jpeg-eighth fuzz target under AddressSanitizer).
+            ("255 one-bit codes", Self.handmade(dcCounts: [255] + Array(repeating: 0, count: 15), dcSymbols: [0, 3] + Array(repeating: 0, count: 253))),
+            ("3 one-bit codes", Self.handmade(dcCounts: [3] + Array(repeating: 0, count: 15), dcSymbols: [0, 3, 0])),
             // A DC category above 15.
             ("DC symbol 16", Self.handmade(dcSymbols: [0, 16])),
             // More codes than symbols in the segment.
