@@ -16,14 +16,13 @@ public final class CephRGWServer: Sendable {
     /// The cluster's directory (its `ceph.conf`, data and logs).
     public let directory: String
 
-    private let process: Process
-    private let input: Pipe
+    /// The script; its standard input's end (when the test process exits) stops the cluster.
+    private let process: SpawnedChild
 
-    private init(endpoint: URL, directory: String, process: Process, input: Pipe) {
+    private init(endpoint: URL, directory: String, process: SpawnedChild) {
         self.endpoint = endpoint
         self.directory = directory
         self.process = process
-        self.input = input
     }
 
     static let script = MotoS3Server.projectRoot.appendingPathComponent("scripts/ceph-rgw.sh").path
@@ -65,15 +64,9 @@ public final class CephRGWServer: Sendable {
         let ready = work.appendingPathComponent("ready.env")
         let log = work.appendingPathComponent("run.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["bash", script, "run", "--ready", ready.path]
-        let input = Pipe()
-        process.standardInput = input
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        // It lives as long as the test process: spawned so that it holds no other child's
+        // descriptors (see ``SpawnedChild``).
+        let process = try SpawnedChild(["bash", script, "run", "--ready", ready.path], pipedInput: true, outputPath: log.path)
         let deadline = ContinuousClock.now + .seconds(hangGuard)
         while !FileManager.default.fileExists(atPath: ready.path) {
             guard process.isRunning, ContinuousClock.now < deadline else {
@@ -89,7 +82,7 @@ public final class CephRGWServer: Sendable {
         guard let directory = settings["CEPH_RGW_DIR"], let endpoint = settings["CEPH_RGW_ENDPOINT"].flatMap(URL.init(string:)) else {
             throw CephRGWError(reason: "scripts/ceph-rgw.sh wrote no endpoint: \(settings)")
         }
-        return CephRGWServer(endpoint: endpoint, directory: directory, process: process, input: input)
+        return CephRGWServer(endpoint: endpoint, directory: directory, process: process)
     }
 
     static func settings(_ text: String) -> [String: String] {

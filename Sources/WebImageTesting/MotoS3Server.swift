@@ -18,16 +18,14 @@ public final class MotoS3Server: Sendable {
     /// `http://127.0.0.1:<port>`.
     public var endpoint: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
 
-    private let process: Process
-    private let input: Pipe
+    private let process: SpawnedChild
     private let directory: URL
 
-    private init(port: Int, accessKeyID: String, secretAccessKey: String, process: Process, input: Pipe, directory: URL) {
+    private init(port: Int, accessKeyID: String, secretAccessKey: String, process: SpawnedChild, directory: URL) {
         self.port = port
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.process = process
-        self.input = input
         self.directory = directory
     }
 
@@ -74,18 +72,9 @@ public final class MotoS3Server: Sendable {
             try object.data.write(to: file)
             arguments.append("\(object.bucket)/\(object.key)=\(file.path)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python] + arguments
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: {
-            let log = directory.appendingPathComponent("stderr.log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            return log
-        }())
-        try process.run()
+        let errorLog = directory.appendingPathComponent("stderr.log")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        let process = try SpawnedChild([python] + arguments, pipedInput: true, outputPath: nil, errorPath: errorLog.path)
         let readyFile = directory.appendingPathComponent("ready.json")
         let deadline = ContinuousClock.now + .seconds(hangGuard)
         while !FileManager.default.fileExists(atPath: readyFile.path) {
@@ -103,7 +92,7 @@ public final class MotoS3Server: Sendable {
         }
         let ready = try JSONDecoder().decode(Ready.self, from: Data(contentsOf: readyFile))
         return MotoS3Server(
-            port: ready.port, accessKeyID: ready.accessKeyID, secretAccessKey: ready.secretAccessKey, process: process, input: input,
+            port: ready.port, accessKeyID: ready.accessKeyID, secretAccessKey: ready.secretAccessKey, process: process,
             directory: directory)
     }
 
@@ -115,10 +104,9 @@ public final class MotoS3Server: Sendable {
     }
 
     /// Stops the server and removes its files: closes its standard input, and terminates it if
-    /// it is still running 30 seconds later (a hang guard: another child process may have
-    /// inherited the pipe's write end, so the end of input is not guaranteed to arrive).
+    /// it is still running 30 seconds later (a hang guard).
     public func stop() {
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
         let deadline = ContinuousClock.now + .seconds(30)
         while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if process.isRunning {

@@ -98,14 +98,12 @@ public final class S3TestEndpoint: Sendable {
     /// `scripts/s3-request-recorder.py` in front of the gateway.
     final class Recorder: Sendable {
         let port: Int
-        private let process: Process
-        private let input: Pipe
+        private let process: SpawnedChild
         private let directory: URL
 
-        private init(port: Int, process: Process, input: Pipe, directory: URL) {
+        private init(port: Int, process: SpawnedChild, directory: URL) {
             self.port = port
             self.process = process
-            self.input = input
             self.directory = directory
         }
 
@@ -116,17 +114,11 @@ public final class S3TestEndpoint: Sendable {
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let errors = directory.appendingPathComponent("stderr.log")
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", MotoS3Server.projectRoot.appendingPathComponent("scripts/s3-request-recorder.py").path,
-                "\(upstream.host ?? "127.0.0.1"):\(upstream.port ?? 80)", ready.path, log.path,
-            ]
-            let input = Pipe()
-            process.standardInput = input
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
+            let process = try SpawnedChild(
+                [
+                    "python3", MotoS3Server.projectRoot.appendingPathComponent("scripts/s3-request-recorder.py").path,
+                    "\(upstream.host ?? "127.0.0.1"):\(upstream.port ?? 80)", ready.path, log.path,
+                ], pipedInput: true, outputPath: nil, errorPath: errors.path)
             let deadline = ContinuousClock.now + .seconds(hangGuard)
             while !FileManager.default.fileExists(atPath: ready.path) {
                 guard process.isRunning, ContinuousClock.now < deadline else {
@@ -137,7 +129,7 @@ public final class S3TestEndpoint: Sendable {
             }
             struct Ready: Decodable { let port: Int }
             let port = try JSONDecoder().decode(Ready.self, from: Data(contentsOf: ready)).port
-            return Recorder(port: port, process: process, input: input, directory: directory)
+            return Recorder(port: port, process: process, directory: directory)
         }
 
         func requests() -> [String] {
@@ -146,9 +138,9 @@ public final class S3TestEndpoint: Sendable {
         }
 
         /// Closes its standard input; terminates it if it still runs 30 seconds later (a hang
-        /// guard: another child may have inherited the pipe's write end).
+        /// guard).
         func stop() {
-            try? input.fileHandleForWriting.close()
+            process.closeInput()
             let deadline = ContinuousClock.now + .seconds(30)
             while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
             if process.isRunning {
