@@ -215,6 +215,13 @@ static inline int32_t extend(uint32_t v, int s) {
     return v < (1u << (s - 1)) ? (int32_t)v - (int32_t)(1u << s) + 1 : (int32_t)v;
 }
 
+/// Whether the data ends where the decoding did: no whole byte left before the next marker (an
+/// encoder pads only the last byte). libjpeg warns about the bytes it skips there.
+static int reader_at_end(bit_reader *r) {
+    reader_fill(r);
+    return r->count - r->padding < 8;
+}
+
 /// At a restart interval's end: drop the buffered bits and read RSTn, which must be the expected
 /// one (libjpeg resynchronises otherwise, with a warning). Bytes before the marker are skipped.
 static int reader_restart(bit_reader *r, int expected) {
@@ -455,7 +462,7 @@ static int decode_dc_scan(decoder *d, component **members, int count, const deco
         for (int mx = 0; mx < columns; mx++) {
             if (d->restart_interval) {
                 if (restarts_to_go == 0) {
-                    if (!reader_restart(&r, next_restart)) return WI_JPEG_REDUCED_BAD_DATA;
+                    if (!reader_at_end(&r) || !reader_restart(&r, next_restart)) return WI_JPEG_REDUCED_BAD_DATA;
                     next_restart = (next_restart + 1) & 7;
                     restarts_to_go = d->restart_interval;
                     for (int i = 0; i < MAX_COMPONENTS; i++) predictor[i] = 0;
@@ -486,7 +493,7 @@ static int decode_dc_scan(decoder *d, component **members, int count, const deco
             if (r.failed) return WI_JPEG_REDUCED_BAD_DATA;
         }
     }
-    return WI_JPEG_REDUCED_OK;
+    return reader_at_end(&r) ? WI_JPEG_REDUCED_OK : WI_JPEG_REDUCED_BAD_DATA;
 }
 
 static int parse_scan(decoder *d, const uint8_t *body, size_t length, size_t data_start, size_t *scan_end) {
@@ -835,7 +842,9 @@ static int make_plane(decoder *d, int index) {
                 ac_scan *s = &scans[i];
                 if (s->restart_interval) {
                     if (s->restarts_to_go == 0) {
-                        if (!reader_restart(&s->reader, s->next_restart)) return WI_JPEG_REDUCED_BAD_DATA;
+                        if (!reader_at_end(&s->reader) || !reader_restart(&s->reader, s->next_restart)) {
+                            return WI_JPEG_REDUCED_BAD_DATA;
+                        }
                         s->next_restart = (s->next_restart + 1) & 7;
                         s->restarts_to_go = s->restart_interval;
                         s->eob_run = 0;
@@ -848,6 +857,9 @@ static int make_plane(decoder *d, int index) {
             uint8_t *out = k->plane + (size_t)by * 2 * stride + (size_t)bx * 2;
             if (!idct_2x2(block, k->quant, out, stride)) return WI_JPEG_REDUCED_OUT_OF_RANGE;
         }
+    }
+    for (int i = 0; i < scan_count; i++) {
+        if (!reader_at_end(&scans[i].reader)) return WI_JPEG_REDUCED_BAD_DATA;
     }
     return WI_JPEG_REDUCED_OK;
 }

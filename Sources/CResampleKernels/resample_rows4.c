@@ -8,8 +8,6 @@
 #include "resample_kernels.h"
 #include "resample_plan.h"
 
-#include <string.h>
-
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define WI_X86 1
