@@ -53,19 +53,11 @@ public final class SpawnedChild: Sendable {
         } else {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
-        guard let closeFrom = Self.addCloseFrom else { throw SpawnError(code: ENOSYS) }
-        _ = closeFrom(&actions, 3)
+        try Self.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        Self.initializeAttributes(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&signals, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &signals)
 
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -84,6 +76,27 @@ public final class SpawnedChild: Sendable {
 
     deinit {
         closeInput()
+    }
+
+    /// Attributes for a child in a process group of its own (its id the child's pid), with no
+    /// blocked signals and default dispositions for the signals a test process's threads block
+    /// or ignore. Destroy them with `posix_spawnattr_destroy`.
+    public static func initializeAttributes(_ attributes: inout posix_spawnattr_t) {
+        posix_spawnattr_init(&attributes)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&signals, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+    }
+
+    /// Adds to `actions`: close every descriptor from 3 up in the child, as it starts.
+    public static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
+        guard let closeFrom = addCloseFrom else { throw SpawnError(code: ENOSYS) }
+        let result = closeFrom(&actions, 3)
+        guard result == 0 else { throw SpawnError(code: result) }
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -58,19 +59,14 @@ enum ClusterRun {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing inherited but the three streams, and a new group whose id is the child's pid, no
+        // blocked signals and default dispositions (the test process's threads block or ignore
+        // some, and a child would inherit that: the script's children would then ignore the
+        // SIGTERM that ends them).
+        try SpawnedChild.closeInheritedDescriptors(&actions)
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        SpawnedChild.initializeAttributes(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // A new group whose id is the child's pid; no blocked signals and default dispositions
-        // (the test process's threads block or ignore some, and a child would inherit that: the
-        // script's children would then ignore the SIGTERM that ends them).
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&signals, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &signals)
 
         let words: [String] = ["/bin/bash", projectRoot.appendingPathComponent(script).path]
         let argv = words.map { strdup($0) } + [nil]
