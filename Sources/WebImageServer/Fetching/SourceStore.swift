@@ -165,17 +165,13 @@ final class SourceStore: Sendable {
             throw ImageServiceError.tooLarge("source exceeds the byte limit")
         }
         guard let data = FileManager.default.contents(atPath: candidate) else { throw ImageServiceError.sourceNotFound }
-        return SourceImage(data: data, identity: Self.hash(data), lastModified: nil, layer: "local", freshFor: configuration.sourceRevalidateAfter)
+        return SourceImage(data: data, identity: SourceIdentity.content(data), lastModified: nil, layer: "local", freshFor: configuration.sourceRevalidateAfter)
     }
 
     /// Seconds since `file` was last written (infinity when unknown).
     static func age(of file: URL) -> Double {
         guard let date = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date else { return .infinity }
         return Date().timeIntervalSince(date)
-    }
-
-    static func hash(_ data: Data) -> String {
-        SourceIdentity.content(data)
     }
 
     /// Marks a source-cache entry whose `ETag` came straight from its URL (no redirect), so

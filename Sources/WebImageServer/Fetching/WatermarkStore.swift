@@ -77,7 +77,7 @@ final class WatermarkStore: Sendable {
         case let .url(url): data = try await fetch(url).data
         }
         let image = try await decode(data)
-        return LoadedWatermark(image: image, identity: SourceStore.hash(data), baseOpacity: baseOpacity)
+        return LoadedWatermark(image: image, identity: SourceIdentity.content(data), baseOpacity: baseOpacity)
     }
 
     /// A load failure in words naming the watermark (a timeout or cancellation stays as it is).

@@ -78,7 +78,7 @@ public final class ImageService: Sendable {
             autoAVIF: configuration.autoAVIF, autoWebP: configuration.autoWebP, autoJXL: configuration.autoJXL,
             best: configuration.bestFormat)
         fallback = configuration.fallbackImage.map {
-            SourceImage(data: $0, identity: "fallback-" + SourceStore.hash($0), lastModified: nil, layer: "fallback", freshFor: 0)
+            SourceImage(data: $0, identity: "fallback-" + SourceIdentity.content($0), lastModified: nil, layer: "fallback", freshFor: 0)
         }
         self.now = now
         watermarks = configuration.watermark.map { [sources, processor, pool] source in
