@@ -15,7 +15,9 @@
 
 // Every function that takes or returns a vector is always inlined into the two copies, so no call
 // passes one and the vector-ABI warning (AVX argument without AVX) concerns no real call.
+#if defined(__clang__)
 #pragma clang diagnostic ignored "-Wpsabi"
+#endif
 
 typedef float v8 __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
@@ -257,7 +259,7 @@ WI_KERNELS(, base)
 WI_KERNELS(WI_WIDE, wide)
 #define WI_PICK(level, name, ...) ((level) >= 1 ? name##_wide(__VA_ARGS__) : name##_base(__VA_ARGS__))
 #else
-#define WI_PICK(level, name, ...) name##_base(__VA_ARGS__)
+#define WI_PICK(level, name, ...) ((void)(level), name##_base(__VA_ARGS__))
 #endif
 
 int wi_ssim2_kernels_level(void) {

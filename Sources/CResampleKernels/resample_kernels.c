@@ -1037,7 +1037,7 @@ static void vertical_premultiplied_avx2(
 
 #endif
 
-// MARK: NEON (arm64; compiled there, not run on this project's x86-64 test machines)
+// MARK: NEON (arm64; `make neon-check` runs it on x86-64 under qemu against the x86-64 sets)
 
 #if WI_NEON
 
@@ -1143,8 +1143,8 @@ int wi_resample_horizontal(
     int level, const uint8_t *row, ptrdiff_t row_width, ptrdiff_t outputs, const ptrdiff_t *starts, const ptrdiff_t *counts,
     const int16_t *weights, ptrdiff_t block_stride, int shift, int32_t offset, int16_t *scratch, int16_t *out) {
     if (outputs <= 0) return 1;
-#if WI_X86
     if (level > wi_resample_kernels_level()) level = 0;
+#if WI_X86
     if (level >= 3) {
         return horizontal_avx512(row, row_width, outputs, starts, counts, weights, block_stride, shift, offset, scratch, out);
     }

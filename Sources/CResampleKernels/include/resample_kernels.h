@@ -140,7 +140,9 @@ ptrdiff_t wi_resample_rows4_scratch_count(const int32_t *plan);
 /// two *pair rows*: `rows[0]` and `rows[1]` into `pairs0`, `rows[2]` and `rows[3]` into
 /// `pairs1`. A pair row holds, for output `i` and channel `c` (red, green, blue), the two rows'
 /// values side by side: `pairs[(i * 3 + c) * 2 + r]` is row `r`'s (the values
-/// `wi_resample_horizontal_packed` makes; alpha is not computed). Level 4
+/// `wi_resample_horizontal_packed` makes, for weights whose magnitudes add up to at most
+/// 2 · 2^(shift + 7), so that they fit `int16`: level 4 saturates larger ones, the portable C
+/// keeps their low 16 bits; alpha is not computed). Level 4
 /// (AVX-512 VBMI + VNNI) widens the four rows' spans once into blocks that hold one channel of
 /// eight pixels of each row (one row per 128-bit lane), so each weight load serves twelve
 /// multiply-adds and no lane is spent on alpha; the other levels run portable C.
