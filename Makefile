@@ -5,7 +5,7 @@ SWIFT_BUILD_FLAGS ?=
 
 .PHONY: setup setup-ceph test-s3 build release test test-under-load demo docs bench bench-setup bench-service bench-scale bench-hits fuzz fuzz-coverage soak cluster-demo cluster-hosts soak-service clean \
   bench-resize bench-avif bench-hdr bench-thumbnail bench-thumbnail-fidelity bench-ssimulacra2 bench-colour bench-downloader bench-callgrind bench-callgrind-resize bench-callgrind-service bench-service-cpu bench-service-colour transform-references \
-  placeholder-references sigv4-references cmyk-profile
+  placeholder-references sigv4-references cmyk-profile neon-check
 
 ## setup: install the missing Debian packages and the S3 tests' Python venv (.build-s3-venv:
 ## botocore, moto[server]) (idempotent; no-op when present)
@@ -289,6 +289,14 @@ transform-references: bench-setup
 placeholder-references: setup
 	$(SWIFT) build --product webimage $(SWIFT_BUILD_FLAGS)
 	python3 scripts/placeholder-references.py
+
+## neon-check: the arm64 kernels (CResampleKernels' NEON, CMetricKernels) cross-compiled for aarch64
+## (clang and GCC, -Wall -Wextra -Werror) and run under qemu-user against the x86-64 kernel sets on
+## the deterministic cases of scripts/kernel-outputs.c: every value identical, and deliberate faults
+## in copies of the NEON code caught (scripts/neon-check.sh; correctness only, no arm64 speed).
+## Installs gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and qemu-user-static. Not in `make test`.
+neon-check:
+	bash scripts/neon-check.sh
 
 ## cmyk-profile: regenerate the built-in default CMYK profile (FOGRA39 data from Debian's
 ## icc-profiles-free through ArgyllCMS's colprof; both installed when missing) into
