@@ -209,7 +209,16 @@ typedef struct {
     int32_t *plan;
 } taps_t;
 
-static int taps_make(const table_t *t, int limit, taps_t *s) {
+static void taps_free(taps_t *s) {
+    free(s->spread);
+    free(s->packed);
+    free(s->plan);
+    memset(s, 0, sizeof *s);
+}
+
+/// `limit`: the precision's limit; `bound`: the largest sum of weight magnitudes allowed (the
+/// Swift side's: `Int32.max / 255` for the opaque pass, 65535 for the premultiplied one).
+static int taps_make(const table_t *t, int limit, int64_t bound, taps_t *s) {
     memset(s, 0, sizeof *s);
     s->precision = precision_of(t, limit);
     if (s->precision < 0) return 0;
@@ -220,8 +229,9 @@ static int taps_make(const table_t *t, int limit, taps_t *s) {
     int32_t *q = calloc((size_t)t->stride + 1, sizeof *q);
     for (ptrdiff_t i = 0; i < t->out; i++) {
         const int64_t magnitude = quantise(t, i, (int64_t)1 << s->precision, q);
-        if (magnitude < 0 || magnitude > 65535) {
+        if (magnitude < 0 || magnitude > bound) {
             free(q);
+            taps_free(s);
             return 0;
         }
         if (magnitude > s->widest) s->widest = magnitude;
@@ -239,11 +249,6 @@ static int taps_make(const table_t *t, int limit, taps_t *s) {
     return 1;
 }
 
-static void taps_free(taps_t *s) {
-    free(s->spread);
-    free(s->packed);
-    free(s->plan);
-}
 
 /// The vertical weights (`OpaqueRows`): per output `pair_stride` steps of eight `int16`, the
 /// pair's two weights first.
@@ -345,6 +350,8 @@ static void record_flag(int flag, const char *name, const char *what, ptrdiff_t 
 // MARK: Resampler cases
 
 static int rlevel;
+/// How many images took each group of passes (printed, to show what a run covered).
+static long ran_opaque, ran_pairs, ran_vertical, ran_premultiplied, ran_vertical_premultiplied, ran_opacity;
 
 /// The whole Swift pipeline of one image on the kernels: the opaque horizontal passes (spread,
 /// packed, two rows, four rows), the premultiplied ones (float, int16, packed, two rows), then
@@ -352,8 +359,8 @@ static int rlevel;
 static void resample_case(const char *name, const table_t *tx, const table_t *ty, int mode, ptrdiff_t height) {
     const ptrdiff_t sw = tx->in, dw = tx->out;
     taps_t h, hp;
-    const int fixed = taps_make(tx, 24, &h);
-    const int premultiplied = taps_make(tx, 15, &hp);
+    const int fixed = taps_make(tx, 24, INT32_MAX / 255, &h);
+    const int premultiplied = taps_make(tx, 15, 65535, &hp);
     uint8_t **rows = calloc((size_t)height, sizeof *rows);
     for (ptrdiff_t y = 0; y < height; y++) rows[y] = source_row(sw, mode, y);
     const size_t scratch_bytes = (size_t)(4 * sw + 64) * 4 * sizeof(int16_t);
@@ -367,6 +374,7 @@ static void resample_case(const char *name, const table_t *tx, const table_t *ty
         premul_rows[y] = guarded(out_bytes);
     }
     if (fixed) {
+        ran_opaque++;
         const int shift = h.precision - 7;
         const int32_t offset = 128 << 7;
         int16_t *a = guarded(out_bytes), *b = guarded(out_bytes);
@@ -400,6 +408,7 @@ static void resample_case(const char *name, const table_t *tx, const table_t *ty
         // where the filtered values fit `int16`, as the Swift side calls them (the AVX-512 VNNI
         // set saturates them, the others keep the low 16 bits).
         const int fits = h.widest <= (int64_t)2 << h.precision;
+        ran_pairs += fits;
         const ptrdiff_t pair_rows = (height + 1) / 2 + 2;
         const size_t pair_bytes = (size_t)dw * 6 * sizeof(int16_t);
         int16_t **pairs = calloc((size_t)pair_rows, sizeof *pairs);
@@ -422,6 +431,7 @@ static void resample_case(const char *name, const table_t *tx, const table_t *ty
         release(rows4_scratch, rows4_bytes);
         vweights_t v;
         if (ty && fits && vweights_make(ty, &v)) {
+            ran_vertical++;
             const int vshift = v.precision + 7;
             const size_t line_bytes = (size_t)dw * 4;
             uint8_t *line = guarded(line_bytes), *line2 = guarded(line_bytes);
@@ -473,6 +483,7 @@ static void resample_case(const char *name, const table_t *tx, const table_t *ty
         free(pairs);
     }
     if (premultiplied) {
+        ran_premultiplied++;
         const size_t pair_bytes = (size_t)(4 * sw + 64) * 4 * sizeof(int16_t);
         int16_t *pairs = guarded(pair_bytes);  // zeroed: entries past the span are read under zero weights
         float *f = guarded(float_bytes);
@@ -509,6 +520,7 @@ static void resample_case(const char *name, const table_t *tx, const table_t *ty
         release(b, out_bytes);
         vweights_t v;
         if (ty && hp.widest <= (int64_t)2 << hp.precision && vweights_make(ty, &v)) {
+            ran_vertical_premultiplied++;
             const size_t line_bytes = (size_t)dw * 4;
             uint8_t *line = guarded(line_bytes);
             const int16_t **window = calloc((size_t)ty->stride + 2, sizeof *window);
@@ -574,8 +586,8 @@ static void vertical_case(ptrdiff_t index, ptrdiff_t width, ptrdiff_t pair_count
 static void opacity_case(const char *name, const table_t *tx) {
     const ptrdiff_t sw = tx->in, dw = tx->out;
     taps_t h, hp;
-    if (!taps_make(tx, 24, &h)) return;
-    if (!taps_make(tx, 15, &hp)) {
+    if (!taps_make(tx, 24, INT32_MAX / 255, &h)) return;
+    if (!taps_make(tx, 15, 65535, &hp)) {
         taps_free(&h);
         return;
     }
@@ -613,6 +625,7 @@ static void opacity_case(const char *name, const table_t *tx) {
         f[7] = (int32_t)x;
     }
     record(K_I32, flags, sw * 8, "%s/opacity", name);
+    ran_opacity++;
     free(flags);
     release(row, (size_t)sw * 4);
     release(opaque, (size_t)sw * 4);
@@ -939,6 +952,9 @@ int main(int argc, char **argv) {
         perror(argv[4]);
         return 2;
     }
-    printf("%s: resample level %d, metric level %d, %llu records\n", argv[4], rlevel, mlevel, (unsigned long long)record_count);
+    printf("%s: resample level %d, metric level %d, %llu records; images through the opaque passes %ld (row pairs %ld, "
+           "vertical %ld), the premultiplied ones %ld (vertical %ld); opacity sweeps %ld\n",
+           argv[4], rlevel, mlevel, (unsigned long long)record_count, ran_opaque, ran_pairs, ran_vertical, ran_premultiplied,
+           ran_vertical_premultiplied, ran_opacity);
     return 0;
 }
