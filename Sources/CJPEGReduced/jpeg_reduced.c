@@ -123,7 +123,7 @@ typedef struct {
     int padding;         // of those, zero bits added past the data (the low ones)
     int at_marker;       // the reader stopped at a marker
     size_t marker_code;  // index of that marker's code byte (valid when at_marker and < end)
-    int failed;          // a read went past the data, or a code was bad
+    int failed;          // a code was bad (a read past the data shows as count < padding)
 } bit_reader;
 
 static void reader_start(bit_reader *r, const uint8_t *data, size_t start, size_t end) {
@@ -188,8 +188,12 @@ static inline void reader_fill(bit_reader *r) {
 static inline void reader_consume(bit_reader *r, int n) {
     r->buffer <<= n;
     r->count -= n;
-    if (r->count < r->padding) r->failed = 1;
 }
+
+/// No bad code so far, and no bit read past the data: past a marker only padding is added, to
+/// `count` and `padding` alike, so once `count` falls below `padding` it stays below. Checked
+/// once per block instead of at every read (a block reads a bounded number of bits).
+static inline int reader_ok(const bit_reader *r) { return !r->failed && r->count >= r->padding; }
 
 /// `n` (0…16) bits.
 static inline uint32_t reader_bits(bit_reader *r, int n) {
@@ -235,7 +239,7 @@ static inline int32_t extend(uint32_t v, int s) {
 /// encoder pads only the last byte). libjpeg warns about the bytes it skips there.
 static int reader_at_end(bit_reader *r) {
     reader_fill(r);
-    return r->count - r->padding < 8;
+    return reader_ok(r) && r->count - r->padding < 8;
 }
 
 /// At a restart interval's end: drop the buffered bits and read RSTn, which must be the expected
@@ -511,7 +515,7 @@ static int decode_dc_scan(decoder *d, component **members, int count, const deco
                     }
                 }
             }
-            if (r.failed) return WI_JPEG_REDUCED_BAD_DATA;
+            if (!reader_ok(&r)) return WI_JPEG_REDUCED_BAD_DATA;
         }
     }
     return reader_at_end(&r) ? WI_JPEG_REDUCED_OK : WI_JPEG_REDUCED_BAD_DATA;
@@ -707,15 +711,13 @@ static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
             break;
         }
     }
-    return !r->failed;
+    return reader_ok(r);
 }
 
-/// The bits of zigzag positions `from` … `to` (inclusive; `from` may be `to` + 1: none).
+/// The bits of zigzag positions `from` … `to` (inclusive; 0 ≤ `to`, `from` ≤ 63; `from` may be
+/// `to` + 1: none).
 static inline uint64_t band_mask(int from, int to) {
-    // Shifts of at most 63: bits 0…to, then bits from…63.
-    uint64_t upto = (~(uint64_t)0 >> (63 - to));
-    uint64_t above = from > 63 ? 0 : ~(uint64_t)0 << from;
-    return upto & above;
+    return (~(uint64_t)0 >> (63 - to)) & (~(uint64_t)0 << from);
 }
 
 /// Reads one correction bit for each already-nonzero coefficient of `positions` (zigzag bits, in
@@ -761,8 +763,7 @@ static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
             }
             // Past already-nonzero coefficients (each with a correction bit) to the zero
             // coefficient after `run` zero ones, where a new coefficient goes.
-            uint64_t rest = band_mask(k, s->se);
-            if (k + run <= s->se && (*nonzero & band_mask(k, k + run)) == 0) {
+            if (k + run <= s->se && ((*nonzero >> k) & ((2u << run) - 1)) == 0) {
                 // No nonzero coefficient in the way (the usual case). An end-of-zero-run
                 // (value 0) writes a zero over a zero.
                 block[zigzag_to_natural[k + run]] = (int16_t)value;
@@ -770,6 +771,7 @@ static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
                 k += run + 1;
                 continue;
             }
+            uint64_t rest = band_mask(k, s->se);
             uint64_t zeros = ~*nonzero & rest;
             for (int i = 0; i < run && zeros; i++) zeros &= zeros - 1;
             if (zeros == 0) {
@@ -791,7 +793,7 @@ static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
         if (k <= s->se) correct_all(r, block, *nonzero & band_mask(k, s->se), p1);
         s->eob_run--;
     }
-    return !r->failed;
+    return reader_ok(r);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -846,30 +848,42 @@ enum {
     IDCT2_SMALL_LIMIT = 2391,
 };
 
+/// Zigzag bits of the AC coefficients the 2×2 IDCT reads in each of its columns 0, 1, 3, 5, 7
+/// (rows 0, 1, 3, 5, 7 of that column, the DC excluded).
+static const uint64_t idct2_column_ac[5] = {
+    0x800100204ull, 0x1000400812ull, 0x2004001002040ull, 0x408010004008000ull, 0x9020040010000000ull,
+};
+
 /// The 2×2 IDCT in 32-bit arithmetic for a block whose dequantised coefficients are all within
 /// ``IDCT2_SMALL_LIMIT`` (the usual case); 0, with nothing written, otherwise or when a result
-/// leaves the range limit's unwrapped span.
-static inline int idct_2x2_small(const int16_t *coef, const uint16_t *quant, uint8_t *out, size_t stride) {
+/// leaves the range limit's unwrapped span. A column without AC coefficients (`nonzero`, zigzag
+/// bits) gives four times its DC in both rows, as the full first pass would.
+static inline int idct_2x2_small(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
     static const int used[5] = {0, 1, 3, 5, 7};
-    int32_t dq[5][5];
+    int32_t w[2][5];
     uint32_t bad = 0;
-    for (int ri = 0; ri < 5; ri++) {
-        for (int ci = 0; ci < 5; ci++) {
+    for (int ci = 0; ci < 5; ci++) {
+        if ((nonzero & idct2_column_ac[ci]) == 0) {
+            int32_t dc = ci == 0 ? (int32_t)coef[0] * (int32_t)(int16_t)quant[0] : 0;
+            bad |= (uint32_t)(dc + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT;
+            w[0][ci] = w[1][ci] = dc * 4;
+            continue;
+        }
+        int32_t dq[5];
+        for (int ri = 0; ri < 5; ri++) {
             int index = used[ri] * 8 + used[ci];
             int32_t v = (int32_t)coef[index] * (int32_t)(int16_t)quant[index];
             bad |= (uint32_t)(v + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT;
-            dq[ri][ci] = v;
+            dq[ri] = v;
         }
-    }
-    if (bad) return 0;
-    int32_t w[2][5];
-    for (int ci = 0; ci < 5; ci++) {
-        int32_t tmp10 = dq[0][ci] * (1 << 15);
-        int32_t tmp0 = dq[4][ci] * -FIX_0_720959822 + dq[3][ci] * FIX_0_850430095
-            + dq[2][ci] * -FIX_1_272758580 + dq[1][ci] * FIX_3_624509785;
+        if (bad) return 0;
+        int32_t tmp10 = dq[0] * (1 << 15);
+        int32_t tmp0 = dq[4] * -FIX_0_720959822 + dq[3] * FIX_0_850430095
+            + dq[2] * -FIX_1_272758580 + dq[1] * FIX_3_624509785;
         w[0][ci] = (tmp10 + tmp0 + (1 << 12)) >> 13;
         w[1][ci] = (tmp10 - tmp0 + (1 << 12)) >> 13;
     }
+    if (bad) return 0;
     int32_t v[4];
     for (int row = 0; row < 2; row++) {
         int32_t tmp10 = w[row][0] * (1 << 15);
@@ -894,7 +908,7 @@ static inline int idct_2x2_small(const int16_t *coef, const uint16_t *quant, uin
 static int idct_2x2(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
     if (nonzero == 0) return idct_flat(coef[0], quant[0], -8192, 8191, out, stride, 2);  // 4 × DC in 16 bits
     static const int used[5] = {0, 1, 3, 5, 7};
-    if (idct_2x2_small(coef, quant, out, stride)) return 1;
+    if (idct_2x2_small(coef, quant, nonzero, out, stride)) return 1;
     int32_t workspace[2][8];
     uint64_t bad = 0;
     for (int ci = 0; ci < 5; ci++) {
@@ -981,10 +995,22 @@ static inline void idct4_pass(const int32_t *in, int shift, int32_t out[4]) {
 /// range limit's unwrapped span.
 static int idct_4x4(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
     if (nonzero == 0) return idct_flat(coef[0], quant[0], -IDCT4_INPUT_LIMIT / 4, IDCT4_INPUT_LIMIT / 4, out, stride, 4);
+    // Zigzag bits of the AC coefficients the 4×4 IDCT reads in each column (rows 0-3, 5-7; the
+    // DC excluded); a column without them gives four times its DC in every row.
+    static const uint64_t column_ac[8] = {
+        0x80030020cull, 0x1400400912ull, 0x10022000410a0ull, 0x2804001022040ull, 0,
+        0x508010044008000ull, 0x4880120028000000ull, 0xb0200c0010000000ull,
+    };
     int32_t workspace[4][8];
     uint32_t bad = 0;
     for (int col = 0; col < 8; col++) {
         if (col == 4) continue;
+        if ((nonzero & column_ac[col]) == 0) {
+            int32_t dc = col == 0 ? (int32_t)coef[0] * (int32_t)(int16_t)quant[0] : 0;
+            bad |= outside_idct4(dc) | outside_idct4(dc * 4);
+            for (int row = 0; row < 4; row++) workspace[row][col] = dc * 4;
+            continue;
+        }
         int32_t dq[8];
         for (int row = 0; row < 8; row++) {
             int32_t v = row == 4 ? 0 : (int32_t)coef[row * 8 + col] * (int32_t)(int16_t)quant[row * 8 + col];
@@ -1073,9 +1099,16 @@ static int make_plane(decoder *d, int index) {
 enum { SCALEBITS = 16, ONE_HALF = 1 << (SCALEBITS - 1) };
 #define FIX(x) ((int32_t)((x) * (1L << SCALEBITS) + 0.5))
 
+enum { RANGE_OFFSET = 384 };
+
 typedef struct {
     int32_t cr_r[256], cb_b[256], cr_g[256], cb_g[256];
+    /// `v` clamped to 0…255 at index `v` + ``RANGE_OFFSET`` (a luma plus a chroma term lies
+    /// within -227…481).
+    uint8_t range[1024];
 } ycc_tables;
+
+static inline uint8_t clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
 
 static void build_ycc(ycc_tables *t) {
     for (int i = 0; i < 256; i++) {
@@ -1085,21 +1118,21 @@ static void build_ycc(ycc_tables *t) {
         t->cr_g[i] = -FIX(0.71414) * x;
         t->cb_g[i] = -FIX(0.34414) * x + ONE_HALF;
     }
+    for (int i = 0; i < 1024; i++) t->range[i] = clamp255(i - RANGE_OFFSET);
 }
 
-static inline uint8_t clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
 
 enum { COLOR_GRAY, COLOR_YCC, COLOR_RGB, COLOR_CMYK, COLOR_YCCK };
 
 /// Replicates row `y` of component `k` to `width` output samples.
-static void expand_row(const decoder *d, const component *k, int y, int width, uint8_t *out) {
+/// Row `y` of component `k` at `width` output samples: the plane's own row when it needs no
+/// horizontal replication, else replicated into `scratch`.
+static const uint8_t *expand_row(const decoder *d, const component *k, int y, int width, uint8_t *scratch) {
     int hexp = d->max_h * d->min_scaled / (k->h * k->scaled), vexp = d->max_v * d->min_scaled / (k->v * k->scaled);
     const uint8_t *row = k->plane + (size_t)(y / vexp) * (size_t)k->plane_width;
-    if (hexp == 1) {
-        memcpy(out, row, (size_t)width);
-    } else {
-        for (int x = 0; x < width; x++) out[x] = row[x / hexp];
-    }
+    if (hexp == 1) return row;
+    for (int x = 0; x < width; x++) scratch[x] = row[x / hexp];
+    return scratch;
 }
 
 static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int width, int height) {
@@ -1114,10 +1147,9 @@ static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int wid
     ycc_tables tables;
     if (color == COLOR_YCC || color == COLOR_YCCK) build_ycc(&tables);
     for (int y = 0; y < height; y++) {
-        uint8_t *in[MAX_COMPONENTS];
+        const uint8_t *in[MAX_COMPONENTS];
         for (int c = 0; c < d->component_count; c++) {
-            in[c] = rows + (size_t)c * (size_t)width;
-            expand_row(d, &d->comps[c], y, width, in[c]);
+            in[c] = expand_row(d, &d->comps[c], y, width, rows + (size_t)c * (size_t)width);
         }
         uint8_t *out = pixels + (size_t)y * pitch;
         switch (color) {
@@ -1138,9 +1170,10 @@ static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int wid
         case COLOR_YCC:
             for (int x = 0; x < width; x++) {
                 int32_t luma = in[0][x], cb = in[1][x], cr = in[2][x];
-                out[4 * x] = clamp255(luma + tables.cr_r[cr]);
-                out[4 * x + 1] = clamp255(luma + ((tables.cb_g[cb] + tables.cr_g[cr]) >> SCALEBITS));
-                out[4 * x + 2] = clamp255(luma + tables.cb_b[cb]);
+                const uint8_t *range = tables.range + RANGE_OFFSET;
+                out[4 * x] = range[luma + tables.cr_r[cr]];
+                out[4 * x + 1] = range[luma + ((tables.cb_g[cb] + tables.cr_g[cr]) >> SCALEBITS)];
+                out[4 * x + 2] = range[luma + tables.cb_b[cb]];
                 out[4 * x + 3] = 255;
             }
             break;
