@@ -854,35 +854,45 @@ static const uint64_t idct2_column_ac[5] = {
     0x800100204ull, 0x1000400812ull, 0x2004001002040ull, 0x408010004008000ull, 0x9020040010000000ull,
 };
 
+/// One column (`col`) of the first pass: both rows into `w0`, `w1`. Nonzero when a dequantised
+/// coefficient exceeds ``IDCT2_SMALL_LIMIT`` (then nothing is computed).
+static inline uint32_t idct2_small_column(const int16_t *coef, const uint16_t *quant, int col, int32_t *w0, int32_t *w1) {
+    int32_t d0 = (int32_t)coef[col] * (int32_t)(int16_t)quant[col];
+    int32_t d1 = (int32_t)coef[8 + col] * (int32_t)(int16_t)quant[8 + col];
+    int32_t d3 = (int32_t)coef[24 + col] * (int32_t)(int16_t)quant[24 + col];
+    int32_t d5 = (int32_t)coef[40 + col] * (int32_t)(int16_t)quant[40 + col];
+    int32_t d7 = (int32_t)coef[56 + col] * (int32_t)(int16_t)quant[56 + col];
+    uint32_t bad = ((uint32_t)(d0 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d1 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d3 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d5 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d7 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT);
+    if (bad) return 1;
+    int32_t tmp10 = d0 * (1 << 15);
+    int32_t tmp0 = d7 * -FIX_0_720959822 + d5 * FIX_0_850430095 + d3 * -FIX_1_272758580 + d1 * FIX_3_624509785;
+    *w0 = (tmp10 + tmp0 + (1 << 12)) >> 13;
+    *w1 = (tmp10 - tmp0 + (1 << 12)) >> 13;
+    return 0;
+}
+
 /// The 2×2 IDCT in 32-bit arithmetic for a block whose dequantised coefficients are all within
 /// ``IDCT2_SMALL_LIMIT`` (the usual case); 0, with nothing written, otherwise or when a result
 /// leaves the range limit's unwrapped span. A column without AC coefficients (`nonzero`, zigzag
 /// bits) gives four times its DC in both rows, as the full first pass would.
 static inline int idct_2x2_small(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
-    static const int used[5] = {0, 1, 3, 5, 7};
-    int32_t w[2][5];
+    int32_t w[2][5] = {{0}};
     uint32_t bad = 0;
-    for (int ci = 0; ci < 5; ci++) {
-        if ((nonzero & idct2_column_ac[ci]) == 0) {
-            int32_t dc = ci == 0 ? (int32_t)coef[0] * (int32_t)(int16_t)quant[0] : 0;
-            bad |= (uint32_t)(dc + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT;
-            w[0][ci] = w[1][ci] = dc * 4;
-            continue;
-        }
-        int32_t dq[5];
-        for (int ri = 0; ri < 5; ri++) {
-            int index = used[ri] * 8 + used[ci];
-            int32_t v = (int32_t)coef[index] * (int32_t)(int16_t)quant[index];
-            bad |= (uint32_t)(v + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT;
-            dq[ri] = v;
-        }
-        if (bad) return 0;
-        int32_t tmp10 = dq[0] * (1 << 15);
-        int32_t tmp0 = dq[4] * -FIX_0_720959822 + dq[3] * FIX_0_850430095
-            + dq[2] * -FIX_1_272758580 + dq[1] * FIX_3_624509785;
-        w[0][ci] = (tmp10 + tmp0 + (1 << 12)) >> 13;
-        w[1][ci] = (tmp10 - tmp0 + (1 << 12)) >> 13;
+    if ((nonzero & idct2_column_ac[0]) == 0) {
+        int32_t dc = (int32_t)coef[0] * (int32_t)(int16_t)quant[0];
+        bad |= (uint32_t)(dc + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT;
+        w[0][0] = w[1][0] = dc * 4;
+    } else {
+        bad |= idct2_small_column(coef, quant, 0, &w[0][0], &w[1][0]);
     }
+    if (nonzero & idct2_column_ac[1]) bad |= idct2_small_column(coef, quant, 1, &w[0][1], &w[1][1]);
+    if (nonzero & idct2_column_ac[2]) bad |= idct2_small_column(coef, quant, 3, &w[0][2], &w[1][2]);
+    if (nonzero & idct2_column_ac[3]) bad |= idct2_small_column(coef, quant, 5, &w[0][3], &w[1][3]);
+    if (nonzero & idct2_column_ac[4]) bad |= idct2_small_column(coef, quant, 7, &w[0][4], &w[1][4]);
     if (bad) return 0;
     int32_t v[4];
     for (int row = 0; row < 2; row++) {

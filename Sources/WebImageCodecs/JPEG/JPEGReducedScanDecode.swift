@@ -121,7 +121,7 @@ enum JPEGReducedScanDecode {
 
     /// The most our own decoder may allocate for its work on an output of `size`: eight times the
     /// output buffer the caller has already checked against its limits (at 1/8 its DC arrays and
-    /// planes take about six bytes per output pixel for 4:2:0, at 1/4 about three), and at least
+    /// planes take about six bytes per output pixel for 4:2:0, at 1/4 about four), and at least
     /// 1 MiB.
     static func workingMemoryLimit(_ size: PixelSize) -> Int {
         let (bytes, overflow) = size.pixelCount.multipliedReportingOverflow(by: 32)
