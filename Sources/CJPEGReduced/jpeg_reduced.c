@@ -425,7 +425,8 @@ static int parse_frame(decoder *d, const uint8_t *body, size_t length) {
         int base = d->min_scaled, size = base;
         int span_h = d->max_h * base, span_v = d->max_v * base;
         while (size < 8 && span_h % (k->h * size * 2) == 0 && span_v % (k->v * size * 2) == 0) size *= 2;
-        if (size > 4) return WI_JPEG_REDUCED_UNSUPPORTED;
+        // A component scaled up more than once (4× at 1/8, 8× at 1/4) is left to libjpeg.
+        if (size > 2 * base) return WI_JPEG_REDUCED_UNSUPPORTED;
         k->scaled = size;
         // Replication by an integral factor (libjpeg refuses fractional sampling); above the
         // minimum size 1 libjpeg upsamples with its fancy filters instead, left to it.
