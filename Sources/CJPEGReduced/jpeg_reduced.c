@@ -691,6 +691,8 @@ static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
         return 1;
     }
     for (int k = s->ss; k <= s->se; k++) {
+        // One refill for the code (at most 16 bits) and its value's bits (at most 15).
+        if (r->count < 32) reader_fill(r);
         int symbol = reader_decode(r, &s->table);
         if (symbol < 0) return 0;
         int run = symbol >> 4, size = symbol & 15;
@@ -698,7 +700,9 @@ static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
             k += run;
             // A coefficient past the band: libjpeg stores it where no encoder would put it.
             if (k > s->se) return 0;
-            int32_t value = extend(reader_bits(r, size), size);
+            uint32_t bits = (uint32_t)(r->buffer >> (64 - size));
+            reader_consume(r, size);
+            int32_t value = extend(bits, size);
             int16_t stored = (int16_t)(uint16_t)((uint32_t)value << s->al);
             block[zigzag_to_natural[k]] = stored;
             if (stored) *nonzero |= (uint64_t)1 << k;
@@ -750,13 +754,16 @@ static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
     int k = s->ss;
     if (s->eob_run == 0) {
         while (k <= s->se) {
+            // One refill for the code (at most 16 bits) and a new coefficient's sign bit.
+            if (r->count < 17) reader_fill(r);
             int symbol = reader_decode(r, &s->table);
             if (symbol < 0) return 0;
             int run = symbol >> 4, size = symbol & 15;
             int32_t value = 0;
             if (size) {
                 if (size != 1) return 0;  // libjpeg warns: a new coefficient is always ±1 here
-                value = reader_bits(r, 1) ? p1 : -p1;
+                value = (r->buffer >> 63) ? p1 : -p1;
+                reader_consume(r, 1);
             } else if (run != 15) {
                 s->eob_run = 1u << run;
                 if (run) s->eob_run += reader_bits(r, run);
