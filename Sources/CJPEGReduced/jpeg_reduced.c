@@ -1,23 +1,24 @@
-// A progressive JPEG decoded at 1/8 from the scans its 1/8 inverse DCT reads.
+// A progressive JPEG decoded at 1/8 or 1/4 from what its reduced inverse DCTs read.
 //
 // Written from ITU-T T.81 (Annex G: progressive DCT, G.1.2 and G.2; Annex F.2.2: Huffman
-// decoding; Annex B: syntax) and from the documented behaviour of libjpeg-turbo's 1/8 decode,
-// whose pixels it reproduces exactly:
+// decoding; Annex B: syntax) and from the documented behaviour of libjpeg-turbo's reduced
+// decodes, whose pixels it reproduces exactly:
 //
-// - every component is decoded at DCT scaled size 1 (its DC alone: dequantised, divided by 8
-//   with rounding, plus 128, clamped as libjpeg's post-IDCT range limit does), except a
-//   component whose sampling lets libjpeg scale it up by IDCT instead of upsampling (4:2:0
-//   chroma): that one is decoded at scaled size 2 by the reduced 2×2 inverse DCT, which reads
-//   rows and columns 0, 1, 3, 5 and 7 of the coefficients;
+// - each component is decoded at libjpeg's DCT scaled size: from the minimum (1 at 1/8, 2 at
+//   1/4), doubled while that replaces upsampling (4:2:0 chroma: 2 at 1/8, 4 at 1/4);
+// - size 1 is its DC alone (dequantised, divided by 8 with rounding, plus 128, clamped as
+//   libjpeg's post-IDCT range limit does); size 2 the reduced 2×2 inverse DCT, which reads rows
+//   and columns 0, 1, 3, 5 and 7 of the coefficients; size 4 the reduced 4×4 one (all but 4);
 // - at minimum scaled size 1 libjpeg turns fancy upsampling off, so a component smaller than the
-//   output is replicated;
+//   output is replicated; at 1/4 only files that need no upsampling are decoded;
 // - then the integer YCbCr→RGB conversion (tables rounded with ONE_HALF), grey replicated, RGB
 //   copied, CMYK copied, YCCK converted to CMYK.
 //
-// Only the AC scans of the scaled-size-2 components are entropy-decoded; the others are skipped
-// by marker search. Those AC scans are decoded block by block, all of a component's scans in step
-// (each scan keeps its own bit position, end-of-band run and restart count), so no coefficient
-// buffer larger than one block exists: the DC of every component is one int16 per block.
+// Only the AC scans of the components scaled above size 1 are entropy-decoded; the others are
+// skipped by marker search. Those AC scans are decoded block by block, all of a component's scans
+// in step (each scan keeps its own bit position, end-of-band run and restart count), so no
+// coefficient buffer larger than one block exists: the DC of every component is one int16 per
+// block.
 //
 // Anything this decoder does not reproduce exactly is declined (a non-zero result): the caller
 // then decodes another way.
@@ -32,7 +33,7 @@ enum {
     MAX_COMPONENTS = 4,
     /// TurboJPEG's TJFLAG_LIMITSCANS refuses more scans than this.
     MAX_SCANS = 500,
-    /// AC scans of one scaled-size-2 component decoded in step (a real script has at most ~14).
+    /// AC scans of one component scaled above size 1 decoded in step (a real script has at most ~14).
     MAX_AC_SCANS = 64,
     /// libjpeg's JPEG_MAX_DIMENSION.
     MAX_DIMENSION = 65500,
@@ -122,7 +123,7 @@ typedef struct {
     int padding;         // of those, zero bits added past the data (the low ones)
     int at_marker;       // the reader stopped at a marker
     size_t marker_code;  // index of that marker's code byte (valid when at_marker and < end)
-    int failed;          // a read went past the data, or a code was bad
+    int failed;          // a code was bad (a read past the data shows as count < padding)
 } bit_reader;
 
 static void reader_start(bit_reader *r, const uint8_t *data, size_t start, size_t end) {
@@ -139,6 +140,21 @@ static void reader_start(bit_reader *r, const uint8_t *data, size_t start, size_
 
 /// Reads the next data byte into the buffer, or stops at a marker (then zero bits follow).
 static inline void reader_fill(bit_reader *r) {
+    // Whole bytes at once while the next eight hold no FF (no stuffing, no marker).
+    if (!r->at_marker && r->end - r->pos >= 8 && r->count <= 56) {
+        uint64_t word;
+        memcpy(&word, r->data + r->pos, 8);
+        uint64_t inverted = ~word;  // a zero byte here is an FF byte there
+        if (((inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull) == 0) {
+            word = __builtin_bswap64(word);
+            int take = (64 - r->count) >> 3;
+            uint64_t kept = take == 8 ? word : word & ~(~(uint64_t)0 >> (8 * take));
+            r->buffer |= kept >> r->count;
+            r->pos += (size_t)take;
+            r->count += 8 * take;
+            return;
+        }
+    }
     while (r->count <= 56) {
         uint32_t byte = 0;
         if (!r->at_marker) {
@@ -172,8 +188,12 @@ static inline void reader_fill(bit_reader *r) {
 static inline void reader_consume(bit_reader *r, int n) {
     r->buffer <<= n;
     r->count -= n;
-    if (r->count < r->padding) r->failed = 1;
 }
+
+/// No bad code so far, and no bit read past the data: past a marker only padding is added, to
+/// `count` and `padding` alike, so once `count` falls below `padding` it stays below. Checked
+/// once per block instead of at every read (a block reads a bounded number of bits).
+static inline int reader_ok(const bit_reader *r) { return !r->failed && r->count >= r->padding; }
 
 /// `n` (0…16) bits.
 static inline uint32_t reader_bits(bit_reader *r, int n) {
@@ -219,7 +239,7 @@ static inline int32_t extend(uint32_t v, int s) {
 /// encoder pads only the last byte). libjpeg warns about the bytes it skips there.
 static int reader_at_end(bit_reader *r) {
     reader_fill(r);
-    return r->count - r->padding < 8;
+    return reader_ok(r) && r->count - r->padding < 8;
 }
 
 /// At a restart interval's end: drop the buffered bits and read RSTn, which must be the expected
@@ -252,7 +272,7 @@ typedef struct {
     uint8_t id;
     int h, v;
     int quant_selector;
-    int scaled;            // DCT scaled size at 1/8: 1 or 2
+    int scaled;            // DCT scaled size: 1, 2 or 4
     int width_blocks, height_blocks;  // blocks that carry image data
     int padded_width, padded_height;  // blocks of the MCU grid
     int16_t *dc;           // padded_width × padded_height
@@ -277,6 +297,7 @@ typedef struct {
     const uint8_t *data;
     size_t size;
     int accept_prefix;
+    int min_scaled;        // libjpeg's minimum DCT scaled size: 1 at 1/8, 2 at 1/4
     size_t memory_limit;
     size_t allocated;
 
@@ -295,7 +316,7 @@ typedef struct {
     int scan_count;
     int reached_eoi;
 
-    ac_scan *ac_scans[MAX_COMPONENTS];  // MAX_AC_SCANS each, for scaled-size-2 components
+    ac_scan *ac_scans[MAX_COMPONENTS];  // MAX_AC_SCANS each, for components scaled above 1
     decode_table scratch;
 } decoder;
 
@@ -399,13 +420,18 @@ static int parse_frame(decoder *d, const uint8_t *body, size_t length) {
     size_t blocks_total = 0;
     for (int c = 0; c < d->component_count; c++) {
         component *k = &d->comps[c];
-        // libjpeg's choice of DCT scaled size at 1/8: doubled while that replaces upsampling.
-        int size = 1;
-        while (size < 8 && d->max_h % (k->h * size * 2) == 0 && d->max_v % (k->v * size * 2) == 0) size *= 2;
-        if (size > 2) return WI_JPEG_REDUCED_UNSUPPORTED;
+        // libjpeg's choice of DCT scaled size: from the minimum, doubled while that replaces
+        // upsampling.
+        int base = d->min_scaled, size = base;
+        int span_h = d->max_h * base, span_v = d->max_v * base;
+        while (size < 8 && span_h % (k->h * size * 2) == 0 && span_v % (k->v * size * 2) == 0) size *= 2;
+        // A component scaled up more than once (4× at 1/8, 8× at 1/4) is left to libjpeg.
+        if (size > 2 * base) return WI_JPEG_REDUCED_UNSUPPORTED;
         k->scaled = size;
-        // Replication by an integral factor (libjpeg refuses fractional sampling).
-        if (d->max_h % (k->h * size) != 0 || d->max_v % (k->v * size) != 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+        // Replication by an integral factor (libjpeg refuses fractional sampling); above the
+        // minimum size 1 libjpeg upsamples with its fancy filters instead, left to it.
+        if (span_h % (k->h * size) != 0 || span_v % (k->v * size) != 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+        if (base > 1 && (span_h != k->h * size || span_v != k->v * size)) return WI_JPEG_REDUCED_UNSUPPORTED;
         k->width_blocks = (int)(((int64_t)d->width * k->h + 8 * d->max_h - 1) / (8 * d->max_h));
         k->height_blocks = (int)(((int64_t)d->height * k->v + 8 * d->max_v - 1) / (8 * d->max_v));
         k->padded_width = d->mcus_per_row * k->h;
@@ -421,7 +447,7 @@ static int parse_frame(decoder *d, const uint8_t *body, size_t length) {
         component *k = &d->comps[c];
         k->dc = allocate(d, (size_t)k->padded_width * (size_t)k->padded_height, sizeof(int16_t), 1);
         if (!k->dc) return WI_JPEG_REDUCED_LIMIT;
-        if (k->scaled == 2) {
+        if (k->scaled > 1) {
             d->ac_scans[c] = allocate(d, MAX_AC_SCANS, sizeof(ac_scan), 0);
             if (!d->ac_scans[c]) return WI_JPEG_REDUCED_LIMIT;
         }
@@ -490,7 +516,7 @@ static int decode_dc_scan(decoder *d, component **members, int count, const deco
                     }
                 }
             }
-            if (r.failed) return WI_JPEG_REDUCED_BAD_DATA;
+            if (!reader_ok(&r)) return WI_JPEG_REDUCED_BAD_DATA;
         }
     }
     return reader_at_end(&r) ? WI_JPEG_REDUCED_OK : WI_JPEG_REDUCED_BAD_DATA;
@@ -569,7 +595,7 @@ static int parse_scan(decoder *d, const uint8_t *body, size_t length, size_t dat
         int selector = selectors[0] & 0x0F;
         if (selector > 3) return WI_JPEG_REDUCED_MALFORMED;
         component *k = members[0];
-        if (k->scaled == 2) {
+        if (k->scaled > 1) {
             if (k->ac_scan_count >= MAX_AC_SCANS) return WI_JPEG_REDUCED_LIMIT;
             ac_scan *scan = &d->ac_scans[indices[0]][k->ac_scan_count++];
             if (!build_table(&d->ac_tables[selector], 0, &scan->table)) return WI_JPEG_REDUCED_MALFORMED;
@@ -590,8 +616,8 @@ static int parse_scan(decoder *d, const uint8_t *body, size_t length, size_t dat
     return WI_JPEG_REDUCED_OK;
 }
 
-/// Walks the markers, decoding the DC scans and recording the AC scans of the scaled-size-2
-/// components. In prefix mode, stops without a failure where the data ends.
+/// Walks the markers, decoding the DC scans and recording the AC scans of the components scaled
+/// above size 1. In prefix mode, stops without a failure where the data ends.
 static int parse(decoder *d) {
     const uint8_t *b = d->data;
     size_t n = d->size;
@@ -654,7 +680,7 @@ static int parse(decoder *d) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// AC decoding of the scaled-size-2 components, one block at a time (T.81 G.1.2.2, G.1.2.3)
+// AC decoding of the components scaled above size 1, one block at a time (T.81 G.1.2.2, G.1.2.3)
 
 /// The next block of an AC first scan into `block` (natural order); bit `k` of `*nonzero` says
 /// whether the coefficient at zigzag index `k` is not zero.
@@ -665,6 +691,8 @@ static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
         return 1;
     }
     for (int k = s->ss; k <= s->se; k++) {
+        // One refill for the code (at most 16 bits) and its value's bits (at most 15).
+        if (r->count < 32) reader_fill(r);
         int symbol = reader_decode(r, &s->table);
         if (symbol < 0) return 0;
         int run = symbol >> 4, size = symbol & 15;
@@ -672,7 +700,9 @@ static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
             k += run;
             // A coefficient past the band: libjpeg stores it where no encoder would put it.
             if (k > s->se) return 0;
-            int32_t value = extend(reader_bits(r, size), size);
+            uint32_t bits = (uint32_t)(r->buffer >> (64 - size));
+            reader_consume(r, size);
+            int32_t value = extend(bits, size);
             int16_t stored = (int16_t)(uint16_t)((uint32_t)value << s->al);
             block[zigzag_to_natural[k]] = stored;
             if (stored) *nonzero |= (uint64_t)1 << k;
@@ -686,63 +716,92 @@ static int decode_ac_first(ac_scan *s, int16_t *block, uint64_t *nonzero) {
             break;
         }
     }
-    return !r->failed;
+    return reader_ok(r);
 }
 
-/// Appends a correction bit to the already-nonzero coefficient at `pos`.
-static inline void correct(bit_reader *r, int16_t *coef, int32_t p1, int32_t m1) {
-    if (reader_bits(r, 1) && (*coef & p1) == 0) {
-        *coef = (int16_t)(uint16_t)(uint32_t)(*coef + (*coef >= 0 ? p1 : m1));
+/// The bits of zigzag positions `from` … `to` (inclusive; 0 ≤ `to`, `from` ≤ 63; `from` may be
+/// `to` + 1: none).
+static inline uint64_t band_mask(int from, int to) {
+    return (~(uint64_t)0 >> (63 - to)) & (~(uint64_t)0 << from);
+}
+
+/// Reads one correction bit for each already-nonzero coefficient of `positions` (zigzag bits, in
+/// increasing order) and appends it to the coefficient (T.81 G.1.2.3): a 1 adds the scan's bit
+/// to the magnitude unless it is already set.
+static inline void correct_all(bit_reader *r, int16_t *block, uint64_t positions, int32_t p1) {
+    while (positions) {
+        if (r->count < 16) reader_fill(r);
+        uint64_t bits = r->buffer;
+        int used = 0;
+        do {
+            int16_t *coef = &block[zigzag_to_natural[__builtin_ctzll(positions)]];
+            positions &= positions - 1;
+            // Without branches: the bit is random data.
+            int32_t c = *coef, negative = c >> 31;
+            int32_t apply = (int32_t)(bits >> 63) & ((c & p1) == 0);
+            *coef = (int16_t)(uint16_t)(uint32_t)(c + (((p1 ^ negative) - negative) & -apply));
+            bits <<= 1;
+            used++;
+        } while (positions && used < 16);
+        reader_consume(r, used);
     }
 }
 
 /// The next block of an AC refinement scan (`nonzero` as for ``decode_ac_first``).
 static int decode_ac_refine(ac_scan *s, int16_t *block, uint64_t *nonzero) {
     bit_reader *r = &s->reader;
-    int32_t p1 = 1 << s->al, m1 = -(1 << s->al);
+    int32_t p1 = 1 << s->al;
     int k = s->ss;
     if (s->eob_run == 0) {
-        for (; k <= s->se; k++) {
+        while (k <= s->se) {
+            // One refill for the code (at most 16 bits) and a new coefficient's sign bit.
+            if (r->count < 17) reader_fill(r);
             int symbol = reader_decode(r, &s->table);
             if (symbol < 0) return 0;
             int run = symbol >> 4, size = symbol & 15;
             int32_t value = 0;
             if (size) {
                 if (size != 1) return 0;  // libjpeg warns: a new coefficient is always ±1 here
-                value = reader_bits(r, 1) ? p1 : m1;
+                value = (r->buffer >> 63) ? p1 : -p1;
+                reader_consume(r, 1);
             } else if (run != 15) {
                 s->eob_run = 1u << run;
                 if (run) s->eob_run += reader_bits(r, run);
                 break;
             }
-            // Over already-nonzero coefficients (each with a correction bit) and `run` zero ones.
-            do {
-                int16_t *coef = &block[zigzag_to_natural[k]];
-                if (*coef != 0) {
-                    correct(r, coef, p1, m1);
-                } else {
-                    if (--run < 0) break;
-                }
-                k++;
-            } while (k <= s->se);
-            if (value) {
-                if (k > s->se) return 0;  // libjpeg would store it past the band
-                block[zigzag_to_natural[k]] = (int16_t)value;
-                *nonzero |= (uint64_t)1 << k;
+            // Past already-nonzero coefficients (each with a correction bit) to the zero
+            // coefficient after `run` zero ones, where a new coefficient goes.
+            if (k + run <= s->se && ((*nonzero >> k) & ((2u << run) - 1)) == 0) {
+                // No nonzero coefficient in the way (the usual case). An end-of-zero-run
+                // (value 0) writes a zero over a zero.
+                block[zigzag_to_natural[k + run]] = (int16_t)value;
+                *nonzero |= (uint64_t)(value != 0) << (k + run);
+                k += run + 1;
+                continue;
             }
+            uint64_t rest = band_mask(k, s->se);
+            uint64_t zeros = ~*nonzero & rest;
+            for (int i = 0; i < run && zeros; i++) zeros &= zeros - 1;
+            if (zeros == 0) {
+                // The band ends first: libjpeg would store a new coefficient past it.
+                if (value) return 0;
+                correct_all(r, block, *nonzero & rest, p1);
+                k = s->se + 1;
+                break;
+            }
+            int target = __builtin_ctzll(zeros);
+            correct_all(r, block, *nonzero & band_mask(k, target - 1), p1);
+            block[zigzag_to_natural[target]] = (int16_t)value;
+            *nonzero |= (uint64_t)(value != 0) << target;
+            k = target + 1;
         }
     }
     if (s->eob_run > 0) {
         // A correction bit for each nonzero coefficient from k to Se, in order.
-        if (k <= s->se) {
-            uint64_t band = (s->se == 63 ? ~(uint64_t)0 : (((uint64_t)1 << (s->se + 1)) - 1)) & ~(((uint64_t)1 << k) - 1);
-            for (uint64_t m = *nonzero & band; m; m &= m - 1) {
-                correct(r, &block[zigzag_to_natural[__builtin_ctzll(m)]], p1, m1);
-            }
-        }
+        if (k <= s->se) correct_all(r, block, *nonzero & band_mask(k, s->se), p1);
         s->eob_run--;
     }
-    return !r->failed;
+    return reader_ok(r);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -770,47 +829,233 @@ enum {
     FIX_3_624509785 = 29692,
 };
 
-static inline int fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
-static inline int fits16(int64_t v) { return v >= INT16_MIN && v <= INT16_MAX; }
+/// Non-zero when `v` is outside the 32-bit (16-bit) signed range; or-ed together so that a
+/// block's range checks cost no branches.
+static inline uint64_t outside32(int64_t v) { return (uint64_t)(v + ((int64_t)1 << 31)) >> 32; }
+static inline uint32_t outside16(int32_t v) { return (uint32_t)(v + 32768) >> 16; }
+/// Non-zero when `v` is outside the range limit's unwrapped span, -512…511.
+static inline uint32_t outside_span(int64_t v) { return (uint64_t)(v + 512) > 1023; }
+
+/// A block whose only nonzero coefficient is the DC, at any scaled size: every output sample is
+/// the dequantised DC divided by 8, rounded (what both passes of the reduced IDCT give then).
+/// `low`…`high` bounds the dequantised DC as the full IDCT's checks would.
+static int idct_flat(int16_t dc, uint16_t quant, int32_t low, int32_t high, uint8_t *out, size_t stride, int size) {
+    int32_t v = (int32_t)dc * (int32_t)(int16_t)quant;
+    if (v < low || v > high) return 0;
+    int32_t value = (v + 4) >> 3;
+    if (outside_span(value)) return 0;
+    uint8_t sample = idct_limit(value);
+    for (int y = 0; y < size; y++) memset(out + (size_t)y * stride, sample, (size_t)size);
+    return 1;
+}
+
+enum {
+    /// Dequantised coefficients at most this large keep every value of the 2×2 IDCT within 16
+    /// bits between the passes (at most 10.47 times it) and every sum of the second pass within
+    /// 32 bits (the first pass's outputs at most 25034), so no check is needed but the last.
+    IDCT2_SMALL_LIMIT = 2391,
+};
+
+/// Zigzag bits of the AC coefficients the 2×2 IDCT reads in each of its columns 0, 1, 3, 5, 7
+/// (rows 0, 1, 3, 5, 7 of that column, the DC excluded).
+static const uint64_t idct2_column_ac[5] = {
+    0x800100204ull, 0x1000400812ull, 0x2004001002040ull, 0x408010004008000ull, 0x9020040010000000ull,
+};
+
+/// One column (`col`) of the first pass: both rows into `w0`, `w1`. Nonzero when a dequantised
+/// coefficient exceeds ``IDCT2_SMALL_LIMIT`` (then nothing is computed).
+static inline uint32_t idct2_small_column(const int16_t *coef, const uint16_t *quant, int col, int32_t *w0, int32_t *w1) {
+    int32_t d0 = (int32_t)coef[col] * (int32_t)(int16_t)quant[col];
+    int32_t d1 = (int32_t)coef[8 + col] * (int32_t)(int16_t)quant[8 + col];
+    int32_t d3 = (int32_t)coef[24 + col] * (int32_t)(int16_t)quant[24 + col];
+    int32_t d5 = (int32_t)coef[40 + col] * (int32_t)(int16_t)quant[40 + col];
+    int32_t d7 = (int32_t)coef[56 + col] * (int32_t)(int16_t)quant[56 + col];
+    uint32_t bad = ((uint32_t)(d0 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d1 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d3 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d5 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT)
+        | ((uint32_t)(d7 + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT);
+    if (bad) return 1;
+    int32_t tmp10 = d0 * (1 << 15);
+    int32_t tmp0 = d7 * -FIX_0_720959822 + d5 * FIX_0_850430095 + d3 * -FIX_1_272758580 + d1 * FIX_3_624509785;
+    *w0 = (tmp10 + tmp0 + (1 << 12)) >> 13;
+    *w1 = (tmp10 - tmp0 + (1 << 12)) >> 13;
+    return 0;
+}
+
+/// The 2×2 IDCT in 32-bit arithmetic for a block whose dequantised coefficients are all within
+/// ``IDCT2_SMALL_LIMIT`` (the usual case); 0, with nothing written, otherwise or when a result
+/// leaves the range limit's unwrapped span. A column without AC coefficients (`nonzero`, zigzag
+/// bits) gives four times its DC in both rows, as the full first pass would.
+static inline int idct_2x2_small(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
+    int32_t w[2][5] = {{0}};
+    uint32_t bad = 0;
+    if ((nonzero & idct2_column_ac[0]) == 0) {
+        int32_t dc = (int32_t)coef[0] * (int32_t)(int16_t)quant[0];
+        bad |= (uint32_t)(dc + IDCT2_SMALL_LIMIT) > 2 * IDCT2_SMALL_LIMIT;
+        w[0][0] = w[1][0] = dc * 4;
+    } else {
+        bad |= idct2_small_column(coef, quant, 0, &w[0][0], &w[1][0]);
+    }
+    if (nonzero & idct2_column_ac[1]) bad |= idct2_small_column(coef, quant, 1, &w[0][1], &w[1][1]);
+    if (nonzero & idct2_column_ac[2]) bad |= idct2_small_column(coef, quant, 3, &w[0][2], &w[1][2]);
+    if (nonzero & idct2_column_ac[3]) bad |= idct2_small_column(coef, quant, 5, &w[0][3], &w[1][3]);
+    if (nonzero & idct2_column_ac[4]) bad |= idct2_small_column(coef, quant, 7, &w[0][4], &w[1][4]);
+    if (bad) return 0;
+    int32_t v[4];
+    for (int row = 0; row < 2; row++) {
+        int32_t tmp10 = w[row][0] * (1 << 15);
+        int32_t tmp0 = w[row][4] * -FIX_0_720959822 + w[row][3] * FIX_0_850430095
+            + w[row][2] * -FIX_1_272758580 + w[row][1] * FIX_3_624509785;
+        v[2 * row] = (tmp10 + tmp0 + (1 << 19)) >> 20;
+        v[2 * row + 1] = (tmp10 - tmp0 + (1 << 19)) >> 20;
+    }
+    for (int i = 0; i < 4; i++) bad |= outside_span(v[i]);
+    if (bad) return 0;
+    out[0] = idct_limit(v[0]);
+    out[1] = idct_limit(v[1]);
+    out[stride] = idct_limit(v[2]);
+    out[stride + 1] = idct_limit(v[3]);
+    return 1;
+}
 
 /// Scaled size 2: the 2×2 reduced inverse DCT (the same integer arithmetic as libjpeg-turbo's,
-/// 13 fractional bits, 2 bits kept between the passes). 0 when a value leaves the range where
-/// its C and SIMD versions agree (16-bit products and passes, 32-bit sums, final values within
-/// the range limit's unwrapped span).
-static int idct_2x2(const int16_t *coef, const uint16_t *quant, uint8_t *out, size_t stride) {
+/// 13 fractional bits, 2 bits kept between the passes; rows and columns 0, 1, 3, 5 and 7). 0 when
+/// a value leaves the range where its C and SIMD versions agree (16-bit products and passes,
+/// 32-bit sums, final values within the range limit's unwrapped span).
+static int idct_2x2(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
+    if (nonzero == 0) return idct_flat(coef[0], quant[0], -8192, 8191, out, stride, 2);  // 4 × DC in 16 bits
     static const int used[5] = {0, 1, 3, 5, 7};
+    if (idct_2x2_small(coef, quant, nonzero, out, stride)) return 1;
     int32_t workspace[2][8];
+    uint64_t bad = 0;
     for (int ci = 0; ci < 5; ci++) {
         int col = used[ci];
         int32_t dq[8];
         for (int ri = 0; ri < 5; ri++) {
             int row = used[ri];
             int32_t v = (int32_t)coef[row * 8 + col] * (int32_t)(int16_t)quant[row * 8 + col];
-            if (!fits16(v)) return 0;
+            bad |= outside16(v);
             dq[row] = v;
         }
         int64_t tmp10 = (int64_t)dq[0] * (1 << 15);
         int64_t tmp0 = (int64_t)dq[7] * -FIX_0_720959822 + (int64_t)dq[5] * FIX_0_850430095
             + (int64_t)dq[3] * -FIX_1_272758580 + (int64_t)dq[1] * FIX_3_624509785;
         int64_t a = tmp10 + tmp0 + (1 << 12), b = tmp10 - tmp0 + (1 << 12);
-        if (!fits32(tmp0) || !fits32(a) || !fits32(b)) return 0;
-        int64_t w0 = a >> 13, w1 = b >> 13;
-        if (!fits16(w0) || !fits16(w1)) return 0;
-        workspace[0][col] = (int32_t)w0;
-        workspace[1][col] = (int32_t)w1;
+        bad |= outside32(tmp0) | outside32(a) | outside32(b);
+        int32_t w0 = (int32_t)(a >> 13), w1 = (int32_t)(b >> 13);
+        bad |= outside16(w0) | outside16(w1);
+        workspace[0][col] = w0;
+        workspace[1][col] = w1;
     }
+    uint8_t values[4];
     for (int row = 0; row < 2; row++) {
         const int32_t *w = workspace[row];
         int64_t tmp10 = (int64_t)w[0] * (1 << 15);
         int64_t tmp0 = (int64_t)w[7] * -FIX_0_720959822 + (int64_t)w[5] * FIX_0_850430095
             + (int64_t)w[3] * -FIX_1_272758580 + (int64_t)w[1] * FIX_3_624509785;
         int64_t a = tmp10 + tmp0 + (1 << 19), b = tmp10 - tmp0 + (1 << 19);
-        if (!fits32(tmp0) || !fits32(a) || !fits32(b)) return 0;
+        bad |= outside32(tmp0) | outside32(a) | outside32(b);
         int64_t v0 = a >> 20, v1 = b >> 20;
-        if (v0 < -512 || v0 > 511 || v1 < -512 || v1 > 511) return 0;
-        out[row * stride] = idct_limit((int32_t)v0);
-        out[row * stride + 1] = idct_limit((int32_t)v1);
+        bad |= outside_span(v0) | outside_span(v1);
+        values[2 * row] = idct_limit((int32_t)v0);
+        values[2 * row + 1] = idct_limit((int32_t)v1);
     }
+    if (bad) return 0;
+    out[0] = values[0];
+    out[1] = values[1];
+    out[stride] = values[2];
+    out[stride + 1] = values[3];
+    return 1;
+}
+
+enum {
+    FIX_0_211164243 = 1730,
+    FIX_0_509795579 = 4176,
+    FIX_0_601344887 = 4926,
+    FIX_0_765366865 = 6270,
+    FIX_0_899976223 = 7373,
+    FIX_1_061594337 = 8697,
+    FIX_1_451774981 = 11893,
+    FIX_1_847759065 = 15137,
+    FIX_2_172734803 = 17799,
+    FIX_2_562915447 = 20995,
+    /// The largest magnitude of an input to either pass of the 4×4 IDCT for which no partial sum
+    /// of any output (at most 77910 times it, plus rounding) leaves 32 bits, in any order.
+    IDCT4_INPUT_LIMIT = 27000,
+};
+
+/// Non-zero when `v` exceeds ``IDCT4_INPUT_LIMIT`` in magnitude.
+static inline uint32_t outside_idct4(int32_t v) { return (uint32_t)(v + IDCT4_INPUT_LIMIT) > 2 * IDCT4_INPUT_LIMIT; }
+
+/// One 4-point pass of the 4×4 reduced inverse DCT over `in[0…7]` (index 4 unused), with
+/// `shift` fractional bits dropped (rounded) from the outputs. Inputs within
+/// ``IDCT4_INPUT_LIMIT`` keep every sum within 32 bits.
+static inline void idct4_pass(const int32_t *in, int shift, int32_t out[4]) {
+    int32_t even = in[0] * (1 << 14);
+    int32_t rotated = in[2] * FIX_1_847759065 - in[6] * FIX_0_765366865;
+    int32_t sum10 = even + rotated, sum12 = even - rotated;
+    int32_t odd0 = -in[7] * FIX_0_211164243 + in[5] * FIX_1_451774981
+        - in[3] * FIX_2_172734803 + in[1] * FIX_1_061594337;
+    int32_t odd2 = -in[7] * FIX_0_509795579 - in[5] * FIX_0_601344887
+        + in[3] * FIX_0_899976223 + in[1] * FIX_2_562915447;
+    int32_t round = (int32_t)1 << (shift - 1);
+    out[0] = (sum10 + odd2 + round) >> shift;
+    out[3] = (sum10 - odd2 + round) >> shift;
+    out[1] = (sum12 + odd0 + round) >> shift;
+    out[2] = (sum12 - odd0 + round) >> shift;
+}
+
+/// Scaled size 4: the 4×4 reduced inverse DCT (libjpeg-turbo's integer arithmetic: 13
+/// fractional bits, 2 kept between the passes; rows and columns 0, 1, 2, 3, 5, 6 and 7). 0 when
+/// an input of either pass exceeds ``IDCT4_INPUT_LIMIT`` (beyond it the SIMD version's 16-bit
+/// products or 32-bit sums could wrap where the C version does not) or a result leaves the
+/// range limit's unwrapped span.
+static int idct_4x4(const int16_t *coef, const uint16_t *quant, uint64_t nonzero, uint8_t *out, size_t stride) {
+    if (nonzero == 0) return idct_flat(coef[0], quant[0], -IDCT4_INPUT_LIMIT / 4, IDCT4_INPUT_LIMIT / 4, out, stride, 4);
+    // Zigzag bits of the AC coefficients the 4×4 IDCT reads in each column (rows 0-3, 5-7; the
+    // DC excluded); a column without them gives four times its DC in every row.
+    static const uint64_t column_ac[8] = {
+        0x80030020cull, 0x1400400912ull, 0x10022000410a0ull, 0x2804001022040ull, 0,
+        0x508010044008000ull, 0x4880120028000000ull, 0xb0200c0010000000ull,
+    };
+    int32_t workspace[4][8];
+    uint32_t bad = 0;
+    for (int col = 0; col < 8; col++) {
+        if (col == 4) continue;
+        if ((nonzero & column_ac[col]) == 0) {
+            int32_t dc = col == 0 ? (int32_t)coef[0] * (int32_t)(int16_t)quant[0] : 0;
+            bad |= outside_idct4(dc) | outside_idct4(dc * 4);
+            for (int row = 0; row < 4; row++) workspace[row][col] = dc * 4;
+            continue;
+        }
+        int32_t dq[8];
+        for (int row = 0; row < 8; row++) {
+            int32_t v = row == 4 ? 0 : (int32_t)coef[row * 8 + col] * (int32_t)(int16_t)quant[row * 8 + col];
+            bad |= outside_idct4(v);
+            dq[row] = v;
+        }
+        if (bad) return 0;
+        int32_t column[4];
+        idct4_pass(dq, 12, column);
+        for (int row = 0; row < 4; row++) {
+            bad |= outside_idct4(column[row]);
+            workspace[row][col] = column[row];
+        }
+    }
+    if (bad) return 0;
+    uint8_t values[4][4];
+    for (int row = 0; row < 4; row++) {
+        workspace[row][4] = 0;
+        int32_t results[4];
+        idct4_pass(workspace[row], 19, results);
+        for (int x = 0; x < 4; x++) {
+            bad |= outside_span(results[x]);
+            values[row][x] = idct_limit(results[x]);
+        }
+    }
+    if (bad) return 0;
+    for (int row = 0; row < 4; row++) memcpy(out + (size_t)row * stride, values[row], 4);
     return 1;
 }
 
@@ -854,8 +1099,10 @@ static int make_plane(decoder *d, int index) {
                 int ok = s->ah == 0 ? decode_ac_first(s, block, &nonzero) : decode_ac_refine(s, block, &nonzero);
                 if (!ok) return WI_JPEG_REDUCED_BAD_DATA;
             }
-            uint8_t *out = k->plane + (size_t)by * 2 * stride + (size_t)bx * 2;
-            if (!idct_2x2(block, k->quant, out, stride)) return WI_JPEG_REDUCED_OUT_OF_RANGE;
+            int size = k->scaled;
+            uint8_t *out = k->plane + (size_t)by * (size_t)size * stride + (size_t)bx * (size_t)size;
+            int exact = size == 2 ? idct_2x2(block, k->quant, nonzero, out, stride) : idct_4x4(block, k->quant, nonzero, out, stride);
+            if (!exact) return WI_JPEG_REDUCED_OUT_OF_RANGE;
         }
     }
     for (int i = 0; i < scan_count; i++) {
@@ -870,9 +1117,16 @@ static int make_plane(decoder *d, int index) {
 enum { SCALEBITS = 16, ONE_HALF = 1 << (SCALEBITS - 1) };
 #define FIX(x) ((int32_t)((x) * (1L << SCALEBITS) + 0.5))
 
+enum { RANGE_OFFSET = 384 };
+
 typedef struct {
     int32_t cr_r[256], cb_b[256], cr_g[256], cb_g[256];
+    /// `v` clamped to 0…255 at index `v` + ``RANGE_OFFSET`` (a luma plus a chroma term lies
+    /// within -227…481).
+    uint8_t range[1024];
 } ycc_tables;
+
+static inline uint8_t clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
 
 static void build_ycc(ycc_tables *t) {
     for (int i = 0; i < 256; i++) {
@@ -882,28 +1136,28 @@ static void build_ycc(ycc_tables *t) {
         t->cr_g[i] = -FIX(0.71414) * x;
         t->cb_g[i] = -FIX(0.34414) * x + ONE_HALF;
     }
+    for (int i = 0; i < 1024; i++) t->range[i] = clamp255(i - RANGE_OFFSET);
 }
 
-static inline uint8_t clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
 
 enum { COLOR_GRAY, COLOR_YCC, COLOR_RGB, COLOR_CMYK, COLOR_YCCK };
 
 /// Replicates row `y` of component `k` to `width` output samples.
-static void expand_row(const decoder *d, const component *k, int y, int width, uint8_t *out) {
-    int hexp = d->max_h / (k->h * k->scaled), vexp = d->max_v / (k->v * k->scaled);
+/// Row `y` of component `k` at `width` output samples: the plane's own row when it needs no
+/// horizontal replication, else replicated into `scratch`.
+static const uint8_t *expand_row(const decoder *d, const component *k, int y, int width, uint8_t *scratch) {
+    int hexp = d->max_h * d->min_scaled / (k->h * k->scaled), vexp = d->max_v * d->min_scaled / (k->v * k->scaled);
     const uint8_t *row = k->plane + (size_t)(y / vexp) * (size_t)k->plane_width;
-    if (hexp == 1) {
-        memcpy(out, row, (size_t)width);
-    } else {
-        for (int x = 0; x < width; x++) out[x] = row[x / hexp];
-    }
+    if (hexp == 1) return row;
+    for (int x = 0; x < width; x++) scratch[x] = row[x / hexp];
+    return scratch;
 }
 
 static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int width, int height) {
     // Every output sample must come from the component's decoded blocks.
     for (int c = 0; c < d->component_count; c++) {
         const component *k = &d->comps[c];
-        int hexp = d->max_h / (k->h * k->scaled), vexp = d->max_v / (k->v * k->scaled);
+        int hexp = d->max_h * d->min_scaled / (k->h * k->scaled), vexp = d->max_v * d->min_scaled / (k->v * k->scaled);
         if ((width - 1) / hexp >= k->plane_width || (height - 1) / vexp >= k->plane_height) return WI_JPEG_REDUCED_UNSUPPORTED;
     }
     uint8_t *rows = allocate(d, (size_t)width, MAX_COMPONENTS, 0);
@@ -911,10 +1165,9 @@ static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int wid
     ycc_tables tables;
     if (color == COLOR_YCC || color == COLOR_YCCK) build_ycc(&tables);
     for (int y = 0; y < height; y++) {
-        uint8_t *in[MAX_COMPONENTS];
+        const uint8_t *in[MAX_COMPONENTS];
         for (int c = 0; c < d->component_count; c++) {
-            in[c] = rows + (size_t)c * (size_t)width;
-            expand_row(d, &d->comps[c], y, width, in[c]);
+            in[c] = expand_row(d, &d->comps[c], y, width, rows + (size_t)c * (size_t)width);
         }
         uint8_t *out = pixels + (size_t)y * pitch;
         switch (color) {
@@ -935,9 +1188,10 @@ static int convert(decoder *d, int color, uint8_t *pixels, size_t pitch, int wid
         case COLOR_YCC:
             for (int x = 0; x < width; x++) {
                 int32_t luma = in[0][x], cb = in[1][x], cr = in[2][x];
-                out[4 * x] = clamp255(luma + tables.cr_r[cr]);
-                out[4 * x + 1] = clamp255(luma + ((tables.cb_g[cb] + tables.cr_g[cr]) >> SCALEBITS));
-                out[4 * x + 2] = clamp255(luma + tables.cb_b[cb]);
+                const uint8_t *range = tables.range + RANGE_OFFSET;
+                out[4 * x] = range[luma + tables.cr_r[cr]];
+                out[4 * x + 1] = range[luma + ((tables.cb_g[cb] + tables.cr_g[cr]) >> SCALEBITS)];
+                out[4 * x + 2] = range[luma + tables.cb_b[cb]];
                 out[4 * x + 3] = 255;
             }
             break;
@@ -993,13 +1247,14 @@ static int run(decoder *d, int cmyk, uint8_t *pixels, size_t pitch, uint32_t wid
     if (rc == WI_JPEG_REDUCED_INCOMPLETE && d->accept_prefix && d->have_frame) rc = WI_JPEG_REDUCED_OK;
     if (rc != WI_JPEG_REDUCED_OK) return rc;
     if (!d->have_frame) return WI_JPEG_REDUCED_INCOMPLETE;
-    if ((uint32_t)ceil_div(d->width, 8) != width || (uint32_t)ceil_div(d->height, 8) != height
+    int denominator = 8 / d->min_scaled;
+    if ((uint32_t)ceil_div(d->width, denominator) != width || (uint32_t)ceil_div(d->height, denominator) != height
         || pitch / 4 < width)
         return WI_JPEG_REDUCED_UNSUPPORTED;
     int color = color_space(d);
     if (color < 0) return WI_JPEG_REDUCED_UNSUPPORTED;
     if ((d->component_count == 4) != (cmyk != 0)) return WI_JPEG_REDUCED_UNSUPPORTED;
-    // Every coefficient the 1/8 IDCT reads must be exact; for a whole file every coefficient of
+    // Every coefficient the reduced IDCTs read must be exact; for a whole file every coefficient of
     // every component, or libjpeg's own decode would smooth the blocks.
     int needs_all_everywhere = d->reached_eoi;
     for (int c = 0; c < d->component_count; c++) {
@@ -1018,16 +1273,18 @@ static int run(decoder *d, int cmyk, uint8_t *pixels, size_t pitch, uint32_t wid
     return convert(d, color, pixels, pitch, (int)width, (int)height);
 }
 
-int wi_jpeg_reduced_decode_eighth(
-    const uint8_t *data, size_t size, int accept_prefix, int cmyk,
+int wi_jpeg_reduced_decode(
+    const uint8_t *data, size_t size, int scale_denominator, int accept_prefix, int cmyk,
     uint8_t *pixels, size_t pitch, uint32_t width, uint32_t height, size_t memory_limit)
 {
     if (data == NULL || pixels == NULL || width == 0 || height == 0) return WI_JPEG_REDUCED_UNSUPPORTED;
+    if (scale_denominator != 8 && scale_denominator != 4) return WI_JPEG_REDUCED_UNSUPPORTED;
     decoder *d = calloc(1, sizeof(decoder));
     if (!d) return WI_JPEG_REDUCED_LIMIT;
     d->data = data;
     d->size = size;
     d->accept_prefix = accept_prefix;
+    d->min_scaled = 8 / scale_denominator;
     d->memory_limit = memory_limit;
     int rc = run(d, cmyk, pixels, pitch, width, height);
     release(d);

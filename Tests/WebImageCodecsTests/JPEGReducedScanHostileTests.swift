@@ -185,10 +185,15 @@ struct JPEGReducedScanHostileTests {
     /// A hand-made 40×24 4:2:0 progressive JPEG: one interleaved DC scan whose blocks all code
     /// difference `dcSymbol` bits (category `dcCategory`), then one AC scan per component that is a
     /// single end-of-band run of `eobRunBits` (the run 2^14 + that, covering every block).
-    /// `dcCounts` replaces the DC table's code-length counts (for broken tables).
-    static func handmade(dcCounts: [UInt8]? = nil, dcSymbols: [UInt8] = [0, 3], eobRunBits: UInt32 = 0x3FFF) -> Data {
+    /// `dcCounts` replaces the DC table's code-length counts (for broken tables); `quant` is every
+    /// quantisation step (a 16-bit table above 255).
+    static func handmade(dcCounts: [UInt8]? = nil, dcSymbols: [UInt8] = [0, 3], eobRunBits: UInt32 = 0x3FFF, quant: UInt16 = 2) -> Data {
         var b: [UInt8] = [0xFF, 0xD8]
-        b += [0xFF, 0xDB, 0x00, 0x43, 0x00] + Array(repeating: 2, count: 64)
+        if quant > 255 {
+            b += [0xFF, 0xDB, 0x00, 0x83, 0x10] + (0..<64).flatMap { _ in [UInt8(quant >> 8), UInt8(quant & 0xFF)] }
+        } else {
+            b += [0xFF, 0xDB, 0x00, 0x43, 0x00] + Array(repeating: UInt8(quant), count: 64)
+        }
         b += [0xFF, 0xC2, 0x00, 17, 8, 0, 24, 0, 40, 3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0]
         // DC: symbols coded "0", "10"; AC: the one symbol EOB14 (0xE0) coded "0".
         let counts = dcCounts ?? ([0, UInt8(dcSymbols.count - 1), 1] + Array(repeating: 0, count: 14)).dropFirst().map { $0 }

@@ -8,7 +8,7 @@ import WebImageTesting
 @testable import WebImageCodecs
 
 /// Progressive JPEGs made at test time with libjpeg-turbo's own tools (`cjpeg`, `jpegtran`,
-/// from Debian's libjpeg-turbo-progs, which `make setup` installs), and TurboJPEG's 1/8 decode
+/// from Debian's libjpeg-turbo-progs, which `make setup` installs), and TurboJPEG's reduced decode
 /// as the reference.
 enum ProgressiveJPEGFixtures {
     /// A 517×389 picture (no side a multiple of 8 or 16) with detail at every frequency:
@@ -73,6 +73,12 @@ enum ProgressiveJPEGFixtures {
     /// TurboJPEG's 1/8 decode of `data` into RGBA (as the normal path runs it, stopping at any
     /// warning), or `nil` when it fails.
     static func turboJPEGEighth(_ data: Data, format: TJPF = TJPF_RGBA) -> [UInt8]? {
+        turboJPEG(data, denominator: 8, format: format)
+    }
+
+    /// TurboJPEG's decode of `data` at the size 1/`denominator` gives (TurboJPEG picks its scale
+    /// from that size), into RGBA by default, stopping at any warning; `nil` when it fails.
+    static func turboJPEG(_ data: Data, denominator: Int, format: TJPF = TJPF_RGBA) -> [UInt8]? {
         data.withUnsafeBytes { b -> [UInt8]? in
             guard let handle = tjInitDecompress(), let base = b.baseAddress else { return nil }
             defer { tjDestroy(handle) }
@@ -80,7 +86,7 @@ enum ProgressiveJPEGFixtures {
             let source = base.assumingMemoryBound(to: UInt8.self)
             guard tjDecompressHeader3(handle, source, UInt(b.count), &width, &height, &subsampling, &colorspace) == 0
             else { return nil }
-            let w = (Int(width) + 7) / 8, h = (Int(height) + 7) / 8
+            let w = (Int(width) + denominator - 1) / denominator, h = (Int(height) + denominator - 1) / denominator
             var out = [UInt8](repeating: 0, count: w * h * 4)
             let rc = out.withUnsafeMutableBufferPointer { o in
                 tjDecompress2(
@@ -147,19 +153,24 @@ enum ProgressiveJPEGFixtures {
             """,
     ]
 
-    /// Our own 1/8 decoder (`wi_jpeg_reduced_decode_eighth`) run directly on `data`: its result
-    /// code and the pixels (RGBA, or CMYK when `cmyk`).
+    /// Our own decoder (`wi_jpeg_reduced_decode`) at 1/8 run directly on `data`: its result code
+    /// and the pixels (RGBA, or CMYK when `cmyk`).
     static func ownEighth(_ data: Data, cmyk: Bool = false, acceptingPrefix: Bool = false) -> (code: Int, pixels: [UInt8]) {
+        own(data, denominator: 8, cmyk: cmyk, acceptingPrefix: acceptingPrefix)
+    }
+
+    /// Our own decoder at 1/`denominator` (8 or 4) run directly on `data`.
+    static func own(_ data: Data, denominator: Int, cmyk: Bool = false, acceptingPrefix: Bool = false) -> (code: Int, pixels: [UInt8]) {
         data.withUnsafeBytes { b -> (Int, [UInt8]) in
             var scanner = JPEGMarkerScanner()
             scanner.scan(b, stopAtFirstScan: true)
             guard let frame = scanner.frame, let base = b.baseAddress else { return (-1, []) }
-            let width = (frame.width + 7) / 8, height = (frame.height + 7) / 8
+            let width = (frame.width + denominator - 1) / denominator, height = (frame.height + denominator - 1) / denominator
             var out = [UInt8](repeating: 0, count: width * height * 4)
             let code = out.withUnsafeMutableBufferPointer { o in
-                wi_jpeg_reduced_decode_eighth(
-                    base.assumingMemoryBound(to: UInt8.self), b.count, acceptingPrefix ? 1 : 0, cmyk ? 1 : 0, o.baseAddress,
-                    width * 4, UInt32(width), UInt32(height), 1 << 28)
+                wi_jpeg_reduced_decode(
+                    base.assumingMemoryBound(to: UInt8.self), b.count, Int32(denominator), acceptingPrefix ? 1 : 0, cmyk ? 1 : 0,
+                    o.baseAddress, width * 4, UInt32(width), UInt32(height), 1 << 28)
             }
             return (Int(code), out)
         }

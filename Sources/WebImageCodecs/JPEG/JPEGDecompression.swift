@@ -161,11 +161,14 @@ enum JPEGDecompression {
     ) throws {
         guard let source = b.baseAddress?.assumingMemoryBound(to: UInt8.self), let destination = out.baseAddress
         else { throw WebImageError.badImageData(reason: "empty data") }
-        // A progressive file at 1/8: from its DC scans when that gives the same pixels (SPEC C-4a);
-        // a download's prefix once the scans the 1/8 decode reads have arrived.
-        let fromReducedScans = header.isProgressive
-            && size == JPEGCoder.reducedSize(of: header.size, scaleDenominator: JPEGReducedScanDecode.scaleDenominator)
-            && JPEGReducedScanDecode.decode(b, into: out, size: size, cmyk: header.isCMYK, acceptingPrefix: acceptDamage)
+        // A progressive file at 1/8 or 1/4: from only what the reduced IDCT reads, block by block,
+        // when that gives the same pixels (SPEC C-4a); a download's prefix once the scans the
+        // reduced decode reads have arrived.
+        let reducedScale = header.isProgressive ? JPEGReducedScanDecode.ownScale(of: header.size, decodedAt: size) : nil
+        let fromReducedScans = reducedScale.map {
+            JPEGReducedScanDecode.decode(
+                b, into: out, size: size, scaleDenominator: $0, cmyk: header.isCMYK, acceptingPrefix: acceptDamage)
+        } ?? false
         if !fromReducedScans {
             let format = header.isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBA.rawValue)
             func run(_ flags: Int32) -> Int32 {
