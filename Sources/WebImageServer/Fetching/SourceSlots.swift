@@ -82,7 +82,7 @@ final class SourceSlots: Sendable {
             return state.nextID
         }
         let timer = limit.map { limit in
-            Task { [self] in
+            requestTask { [self] in
                 try await Task.sleep(until: limit, clock: .continuous)
                 leaveLine(id, throwing: WaitExpired())
             }

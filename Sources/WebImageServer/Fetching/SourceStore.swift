@@ -42,25 +42,23 @@ final class SourceStore: Sendable {
         return fetched
     }
 
-    /// The source from the local root, the source cache or the origin.
+    /// The source from the local root, the source cache or the origin. What blocks (the local
+    /// file, the source cache's files, hashing the bytes) runs off the connection's event loop
+    /// (``offLoop(_:)``); the download does not block.
     private func fetchAnew(_ source: String) async throws -> SourceImage {
-        if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
+        if source.lowercased().hasPrefix("local://") { return try await offLoop { try readLocal(source) } }
         var validators: HTTPCacheValidators?
         var cachedData: Data?
         var cachedExtended: DiskCacheExtendedData?
-        if let diskCache, let cached = diskCache.data(for: source) {
-            let extended = diskCache.extendedData(for: source)
-            cachedExtended = extended
-            let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
-            let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
-            if fresh || stored.isEmpty {
-                let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
-                return SourceImage(
-                    data: cached, identity: Self.identity(of: cached, stored: extended, source: source), lastModified: extended?.lastModified,
-                    layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
+        if let diskCache {
+            switch await offLoop({ cached(source, in: diskCache) }) {
+            case let .fresh(image): return image
+            case let .stale(data, extended):
+                validators = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+                cachedData = data
+                cachedExtended = extended
+            case .none: break
             }
-            validators = stored
-            cachedData = cached
         }
         let data: Data, response: ImageResponseInfo?
         do {
@@ -68,17 +66,21 @@ final class SourceStore: Sendable {
         } catch ImageServiceError.notModified {
             // The origin confirmed the cached copy: use it and restart its freshness period.
             guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
-            return SourceImage(
-                data: cachedData, identity: Self.identity(of: cachedData, stored: cachedExtended, source: source),
-                lastModified: validators?.lastModified, layer: "disk-revalidated",
-                freshFor: configuration.sourceRevalidateAfter)
+            return await offLoop {
+                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
+                return SourceImage(
+                    data: cachedData, identity: Self.identity(of: cachedData, stored: cachedExtended, source: source),
+                    lastModified: validators?.lastModified, layer: "disk-revalidated",
+                    freshFor: configuration.sourceRevalidateAfter)
+            }
         }
         let lastModified = response?.value(forHeader: "Last-Modified")
         let entityTag = response?.value(forHeader: "ETag")
         // The validator names what `source` answered only when no redirect came between.
         let answeredDirectly = response?.url != nil && response?.url == requestURL(for: source)
-        let identity = SourceIdentity.of(data, entityTag: answeredDirectly ? entityTag : nil, source: source)
+        let validator = answeredDirectly ? SourceIdentity.validator(entityTag, source: source) : nil
+        let identity: String
+        if let validator { identity = validator } else { identity = await offLoop { SourceIdentity.content(data) } }
         if let diskCache {
             var extended = DiskCacheExtendedData()
             extended.originalURL = source
@@ -89,6 +91,27 @@ final class SourceStore: Sendable {
         }
         return SourceImage(
             data: data, identity: identity, lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
+    }
+
+    /// What the source cache holds for `source`.
+    private enum CachedSource {
+        /// A copy to answer with as it is.
+        case fresh(SourceImage)
+        /// A copy to revalidate with the origin.
+        case stale(Data, DiskCacheExtendedData?)
+    }
+
+    /// The source cache's copy of `source`, fresh or to revalidate, or `nil` (reads files).
+    private func cached(_ source: String, in diskCache: DiskCache) -> CachedSource? {
+        guard let cached = diskCache.data(for: source) else { return nil }
+        let extended = diskCache.extendedData(for: source)
+        let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
+        let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+        guard fresh || stored.isEmpty else { return .stale(cached, extended) }
+        let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
+        return .fresh(SourceImage(
+            data: cached, identity: Self.identity(of: cached, stored: extended, source: source), lastModified: extended?.lastModified,
+            layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter))
     }
 
     private func download(_ source: String, validators: HTTPCacheValidators?) async throws -> (Data, ImageResponseInfo?) {
