@@ -1,12 +1,24 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
 import WebImage
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
 /// policy, the disk cache as source cache; `s3://` through the same downloader, signed for the
 /// configured endpoint (``ImageServiceConfiguration/s3``); `local://` under the configured root.
+///
+/// There is one downloader per event loop of NIO's shared group, the group the HTTP server's
+/// connections run on: a request's fetch uses its own loop's downloader (``downloader()``), so
+/// the download, the egress proxy's tunnel and the request line stay on one thread.
 final class SourceStore: Sendable {
-    let downloader: ImageDownloader
+    /// The downloaders, one per event loop (the same settings each).
+    let downloaders: [ImageDownloader]
+    /// The loops of ``downloaders``, in the same order.
+    private let loops: [any EventLoop]
+    /// The downloader for a caller on no loop of the group, in turn.
+    private let nextDownloader = Atomic<Int>(0)
     let diskCache: DiskCache?
     let configuration: ImageServiceConfiguration
     let flights = SingleFlight<String, SourceImage>()
@@ -23,7 +35,13 @@ final class SourceStore: Sendable {
         downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
         downloaderConfiguration.maxConcurrentDownloads = 64
         if let s3 = configuration.s3 { downloaderConfiguration.requestModifier = S3RequestSigner(s3) }
-        downloader = ImageDownloader(configuration: downloaderConfiguration)
+        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        self.loops = loops
+        downloaders = loops.map { loop in
+            var configuration = downloaderConfiguration
+            configuration.eventLoopGroup = loop
+            return ImageDownloader(configuration: configuration)
+        }
         diskCache = configuration.cacheDirectory.map {
             DiskCache(directory: $0, configuration: DiskCacheConfiguration(maxDiskAge: configuration.cacheMaxAge, maxDiskSize: configuration.cacheMaxSize))
         }
@@ -32,6 +50,17 @@ final class SourceStore: Sendable {
 
     /// Which sources may be read; `local://` paths are resolved by it.
     let policy: SourcePolicy
+
+    /// The downloader of the event loop the caller runs on, or one in turn off the loops.
+    func downloader() -> ImageDownloader {
+        if let index = loops.firstIndex(where: { $0.inEventLoop }) { return downloaders[index] }
+        return downloaders[nextDownloader.wrappingAdd(1, ordering: .relaxed).oldValue % downloaders.count]
+    }
+
+    /// Cancels every download and shuts the downloaders down.
+    func shutdown() async {
+        for downloader in downloaders { try? await downloader.shutdown() }
+    }
 
     /// The source's bytes; concurrent fetches of one source share one download, and a source
     /// another request still holds is shared while fresh (``SourcesInUse``).
@@ -121,7 +150,7 @@ final class SourceStore: Sendable {
         let box = CancellationRelay<DownloadToken> { $0.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, ImageResponseInfo?), any Error>) in
-                let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
+                let token = downloader().downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
                     switch result {
                     case let .success(loaded): continuation.resume(returning: (loaded.data, loaded.response))
                     case let .failure(error): continuation.resume(throwing: self.map(error))
