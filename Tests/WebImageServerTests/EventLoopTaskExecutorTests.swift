@@ -55,4 +55,27 @@ import WebImageCore
         #expect(await offLoop { loop.inEventLoop } == false)
         try await group.shutdownGracefully()
     }
+
+    @Test func givenALoopBoundTask_whenItsTimerFires_thenTheActionRunsOnTheLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let executor = EventLoopTaskExecutor(loop)
+        let onLoop = await EventLoopTaskExecutor.$current.withValue(executor) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                _ = RequestTimer.after(.milliseconds(1)) { continuation.resume(returning: loop.inEventLoop) }
+            }
+        }
+        #expect(onLoop)
+        let offLoop = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            _ = RequestTimer.after(.milliseconds(1)) { continuation.resume(returning: loop.inEventLoop) }
+        }
+        #expect(!offLoop)
+        try await group.shutdownGracefully()
+    }
+
+    @Test func timerDelaysInNanosecondsAreClampedToWhatTheLoopTakes() {
+        #expect(RequestTimer.nanoseconds(.milliseconds(1500)) == 1_500_000_000)
+        #expect(RequestTimer.nanoseconds(.seconds(-3)) == 0)
+        #expect(RequestTimer.nanoseconds(.seconds(Int64.max)) == .max)
+    }
 }

@@ -16,8 +16,7 @@ func withProcessingDeadline<Value: Sendable>(
         defer { whenStopped() }
         return try await operation()
     }
-    let timer = requestTask {
-        try await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
+    let timer = RequestTimer.after(.milliseconds(Int64(max(0, seconds) * 1000))) {
         if outcome.finish(.failure(ImageServiceError.timedOut)) { work.cancel() }
     }
     defer { timer.cancel() }
