@@ -137,6 +137,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 // HTTP/1.0 close semantics on keep-alive connections (ClientConnection.swift).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The shared event loops, a source downloader per loop (SourceStore.swift).
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,6 +275,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

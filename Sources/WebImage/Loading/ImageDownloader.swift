@@ -69,7 +69,7 @@ public final class ImageDownloader: ImageLoader {
         self.configuration = configuration
         self.cookieJar = cookieJar
         self.resumableData = ResumableDataStore(capacity: configuration.resumableDataCapacity)
-        let group = HTTPClient.defaultEventLoopGroup
+        let group = configuration.eventLoopGroup ?? HTTPClient.defaultEventLoopGroup
         var egressProxy: EgressProxy?
         var egressStartFailure: WebImageError?
         if !configuration.addressPolicy.isPermissive {

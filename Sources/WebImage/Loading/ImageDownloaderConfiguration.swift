@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOSSL
 
 /// Settings of an ``ImageDownloader`` (SPEC D-2, D-4, D-5, D-6).
@@ -134,6 +135,11 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// refusal fails the download with ``/WebImageCore/WebImageError/addressRefused(host:address:reason:)``.
     /// Services that fetch URLs given by strangers set ``AddressPolicy/publicInternetOnly``.
     public var addressPolicy: AddressPolicy = .permissive
+    /// The event loops the HTTP client and the egress proxy run on (default `nil`:
+    /// AsyncHTTPClient's shared group). One `EventLoop` is a group of one: a server answering on
+    /// NIO event loops can give each loop a downloader of its own, so that a download, its
+    /// proxy tunnel and the request that asked for it stay on one thread.
+    public var eventLoopGroup: (any EventLoopGroup)?
 
     /// The defaults listed on each property.
     public init() {}

@@ -12,19 +12,18 @@ func withProcessingDeadline<Value: Sendable>(
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let outcome = FirstResult<Value>()
-    let work = Task {
+    let work = requestTask {
         defer { whenStopped() }
         return try await operation()
     }
-    let timer = Task {
-        try await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
+    let timer = RequestTimer.after(.milliseconds(Int64(max(0, seconds) * 1000))) {
         if outcome.finish(.failure(ImageServiceError.timedOut)) { work.cancel() }
     }
     defer { timer.cancel() }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             outcome.install(continuation)
-            Task {
+            requestTask {
                 do { outcome.finish(.success(try await work.value)) } catch { outcome.finish(.failure(error)) }
             }
         }

@@ -19,7 +19,7 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
             task = flight.task
             running[key]?.interested += 1
         } else {
-            task = Task { try await operation() }
+            task = requestTask { try await operation() }
             running[key] = Flight(task: task, interested: 1)
         }
         // A caller that got the outcome ends the flight; a cancelled one leaves it to the others
@@ -31,12 +31,12 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 outcome.install(continuation)
-                Task {
+                requestTask {
                     do { outcome.finish(.success(try await task.value)) } catch { outcome.finish(.failure(error)) }
                 }
             }
         } onCancel: {
-            Task { await self.lostInterest(key, task, outcome) }
+            requestTask { await self.lostInterest(key, task, outcome) }
         }
     }
 
@@ -54,7 +54,7 @@ actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
         if let flight = running[key], flight.interested <= 0 {
             flight.task.cancel()
             running[key] = nil
-            Task {
+            requestTask {
                 _ = try? await task.value
                 outcome.finish(.failure(CancellationError()))
             }

@@ -82,10 +82,7 @@ final class SourceSlots: Sendable {
             return state.nextID
         }
         let timer = limit.map { limit in
-            Task { [self] in
-                try await Task.sleep(until: limit, clock: .continuous)
-                leaveLine(id, throwing: WaitExpired())
-            }
+            RequestTimer.after(ContinuousClock.now.duration(to: limit)) { [self] in leaveLine(id, throwing: WaitExpired()) }
         }
         defer { timer?.cancel() }
         try await withTaskCancellationHandler {

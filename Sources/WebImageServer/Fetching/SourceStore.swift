@@ -1,12 +1,24 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
 import WebImage
 
 /// Fetches sources (SPEC V-4): `http`/`https` through ``ImageDownloader`` with the address
 /// policy, the disk cache as source cache; `s3://` through the same downloader, signed for the
 /// configured endpoint (``ImageServiceConfiguration/s3``); `local://` under the configured root.
+///
+/// There is one downloader per event loop of NIO's shared group, the group the HTTP server's
+/// connections run on: a request's fetch uses its own loop's downloader (``downloader()``), so
+/// the download, the egress proxy's tunnel and the request line stay on one thread.
 final class SourceStore: Sendable {
-    let downloader: ImageDownloader
+    /// The downloaders, one per event loop (the same settings each).
+    let downloaders: [ImageDownloader]
+    /// The loops of ``downloaders``, in the same order.
+    private let loops: [any EventLoop]
+    /// The downloader for a caller on no loop of the group, in turn.
+    private let nextDownloader = Atomic<Int>(0)
     let diskCache: DiskCache?
     let configuration: ImageServiceConfiguration
     let flights = SingleFlight<String, SourceImage>()
@@ -23,7 +35,13 @@ final class SourceStore: Sendable {
         downloaderConfiguration.maximumRedirects = configuration.maximumRedirects
         downloaderConfiguration.maxConcurrentDownloads = 64
         if let s3 = configuration.s3 { downloaderConfiguration.requestModifier = S3RequestSigner(s3) }
-        downloader = ImageDownloader(configuration: downloaderConfiguration)
+        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        self.loops = loops
+        downloaders = loops.map { loop in
+            var configuration = downloaderConfiguration
+            configuration.eventLoopGroup = loop
+            return ImageDownloader(configuration: configuration)
+        }
         diskCache = configuration.cacheDirectory.map {
             DiskCache(directory: $0, configuration: DiskCacheConfiguration(maxDiskAge: configuration.cacheMaxAge, maxDiskSize: configuration.cacheMaxSize))
         }
@@ -32,6 +50,17 @@ final class SourceStore: Sendable {
 
     /// Which sources may be read; `local://` paths are resolved by it.
     let policy: SourcePolicy
+
+    /// The downloader of the event loop the caller runs on, or one in turn off the loops.
+    func downloader() -> ImageDownloader {
+        if let index = loops.firstIndex(where: { $0.inEventLoop }) { return downloaders[index] }
+        return downloaders[nextDownloader.wrappingAdd(1, ordering: .relaxed).oldValue % downloaders.count]
+    }
+
+    /// Cancels every download and shuts the downloaders down.
+    func shutdown() async {
+        for downloader in downloaders { try? await downloader.shutdown() }
+    }
 
     /// The source's bytes; concurrent fetches of one source share one download, and a source
     /// another request still holds is shared while fresh (``SourcesInUse``).
@@ -42,25 +71,23 @@ final class SourceStore: Sendable {
         return fetched
     }
 
-    /// The source from the local root, the source cache or the origin.
+    /// The source from the local root, the source cache or the origin. What blocks (the local
+    /// file, the source cache's files, hashing the bytes) runs off the connection's event loop
+    /// (``offLoop(_:)``); the download does not block.
     private func fetchAnew(_ source: String) async throws -> SourceImage {
-        if source.lowercased().hasPrefix("local://") { return try readLocal(source) }
+        if source.lowercased().hasPrefix("local://") { return try await offLoop { try readLocal(source) } }
         var validators: HTTPCacheValidators?
         var cachedData: Data?
         var cachedExtended: DiskCacheExtendedData?
-        if let diskCache, let cached = diskCache.data(for: source) {
-            let extended = diskCache.extendedData(for: source)
-            cachedExtended = extended
-            let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
-            let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
-            if fresh || stored.isEmpty {
-                let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
-                return SourceImage(
-                    data: cached, identity: Self.identity(of: cached, stored: extended, source: source), lastModified: extended?.lastModified,
-                    layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter)
+        if let diskCache {
+            switch await offLoop({ cached(source, in: diskCache) }) {
+            case let .fresh(image): return image
+            case let .stale(data, extended):
+                validators = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+                cachedData = data
+                cachedExtended = extended
+            case .none: break
             }
-            validators = stored
-            cachedData = cached
         }
         let data: Data, response: ImageResponseInfo?
         do {
@@ -68,17 +95,21 @@ final class SourceStore: Sendable {
         } catch ImageServiceError.notModified {
             // The origin confirmed the cached copy: use it and restart its freshness period.
             guard let cachedData, let diskCache else { throw ImageServiceError.sourceFailed("unexpected 304") }
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
-            return SourceImage(
-                data: cachedData, identity: Self.identity(of: cachedData, stored: cachedExtended, source: source),
-                lastModified: validators?.lastModified, layer: "disk-revalidated",
-                freshFor: configuration.sourceRevalidateAfter)
+            return await offLoop {
+                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: diskCache.path(for: source).path)
+                return SourceImage(
+                    data: cachedData, identity: Self.identity(of: cachedData, stored: cachedExtended, source: source),
+                    lastModified: validators?.lastModified, layer: "disk-revalidated",
+                    freshFor: configuration.sourceRevalidateAfter)
+            }
         }
         let lastModified = response?.value(forHeader: "Last-Modified")
         let entityTag = response?.value(forHeader: "ETag")
         // The validator names what `source` answered only when no redirect came between.
         let answeredDirectly = response?.url != nil && response?.url == requestURL(for: source)
-        let identity = SourceIdentity.of(data, entityTag: answeredDirectly ? entityTag : nil, source: source)
+        let validator = answeredDirectly ? SourceIdentity.validator(entityTag, source: source) : nil
+        let identity: String
+        if let validator { identity = validator } else { identity = await offLoop { SourceIdentity.content(data) } }
         if let diskCache {
             var extended = DiskCacheExtendedData()
             extended.originalURL = source
@@ -91,6 +122,27 @@ final class SourceStore: Sendable {
             data: data, identity: identity, lastModified: lastModified, layer: "origin", freshFor: configuration.sourceRevalidateAfter)
     }
 
+    /// What the source cache holds for `source`.
+    private enum CachedSource {
+        /// A copy to answer with as it is.
+        case fresh(SourceImage)
+        /// A copy to revalidate with the origin.
+        case stale(Data, DiskCacheExtendedData?)
+    }
+
+    /// The source cache's copy of `source`, fresh or to revalidate, or `nil` (reads files).
+    private func cached(_ source: String, in diskCache: DiskCache) -> CachedSource? {
+        guard let cached = diskCache.data(for: source) else { return nil }
+        let extended = diskCache.extendedData(for: source)
+        let fresh = SourceStore.age(of: diskCache.path(for: source)) < configuration.sourceRevalidateAfter
+        let stored = HTTPCacheValidators(entityTag: extended?.eTag, lastModified: extended?.lastModified)
+        guard fresh || stored.isEmpty else { return .stale(cached, extended) }
+        let left = max(0, configuration.sourceRevalidateAfter - SourceStore.age(of: diskCache.path(for: source)))
+        return .fresh(SourceImage(
+            data: cached, identity: Self.identity(of: cached, stored: extended, source: source), lastModified: extended?.lastModified,
+            layer: "disk", freshFor: fresh ? left : configuration.sourceRevalidateAfter))
+    }
+
     private func download(_ source: String, validators: HTTPCacheValidators?) async throws -> (Data, ImageResponseInfo?) {
         guard let url = URL(string: source), url.host != nil else { throw ImageServiceError.badURL("source URL is not a URL") }
         var context = WebImageContext()
@@ -98,7 +150,7 @@ final class SourceStore: Sendable {
         let box = CancellationRelay<DownloadToken> { $0.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, ImageResponseInfo?), any Error>) in
-                let token = downloader.downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
+                let token = downloader().downloadImage(with: url, options: [.avoidDecodeImage], context: context) { result in
                     switch result {
                     case let .success(loaded): continuation.resume(returning: (loaded.data, loaded.response))
                     case let .failure(error): continuation.resume(throwing: self.map(error))

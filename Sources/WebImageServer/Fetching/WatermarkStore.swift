@@ -77,7 +77,8 @@ final class WatermarkStore: Sendable {
         case let .url(url): data = try await fetch(url).data
         }
         let image = try await decode(data)
-        return LoadedWatermark(image: image, identity: SourceIdentity.content(data), baseOpacity: baseOpacity)
+        let identity = await offLoop { SourceIdentity.content(data) }
+        return LoadedWatermark(image: image, identity: identity, baseOpacity: baseOpacity)
     }
 
     /// A load failure in words naming the watermark (a timeout or cancellation stays as it is).

@@ -46,7 +46,7 @@ final class ClientConnection: Sendable {
     /// Runs `operation` in a task of its own that is cancelled if the client goes away first
     /// (or if the caller is cancelled).
     func cancellingOnClose<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        let work = Task { try await operation() }
+        let work = requestTask { try await operation() }
         guard let token = onGone({ work.cancel() }) else {
             work.cancel()
             return try await work.value

@@ -59,11 +59,15 @@ public enum ImageServer {
     static func httpServer(
         idleTimeout: Duration?, headerTimeout: Duration?, firstByteTimeout: Duration?, connections: KeepAliveConnections?
     ) -> HTTPServerBuilder {
-        .http1(configuration: HTTP1Channel.Configuration(
+        let configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 ClientDisconnectHandler(headerTimeout: headerTimeout, firstByteTimeout: firstByteTimeout, connections: connections)
             ],
-            idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(ServiceMetrics.nanoseconds($0)) }))
+            idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(ServiceMetrics.nanoseconds($0)) })
+        // Each connection's requests run on its event loop (``LoopBoundChannel``).
+        return HTTPServerBuilder { responder in
+            LoopBoundChannel(base: HTTP1Channel(responder: responder, configuration: configuration))
+        }
     }
 
     /// Runs `service` until SIGTERM or SIGINT, then stops accepting, lets in-flight requests

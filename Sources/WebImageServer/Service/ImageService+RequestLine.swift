@@ -72,7 +72,7 @@ extension ImageService {
            let notModified = notModifiedReply(ifNoneMatch: ifNoneMatch, etag: headers.etag, fields: headers.notModifiedFields) {
             return notModified
         }
-        if form.passThrough { return answer(passThroughBody(source), headers: headers, status: fallbackStatus) }
+        if form.passThrough { return answer(await passThroughBody(source), headers: headers, status: fallbackStatus) }
         let keep = fallbackStatus == nil && source.freshFor > 0 ? storeKey : nil
         let result = try await made(
             source, request: request, form: form, watermark: watermark?.watermark, key: headers.etag,
@@ -165,9 +165,10 @@ extension ImageService {
     }
 
     /// The source's bytes as answered unprocessed: an SVG sanitised (``SVGSanitizer``) unless
-    /// ``ImageServiceConfiguration/sanitizeSVG`` is off.
-    private func passThroughBody(_ source: SourceImage) -> ByteBuffer {
+    /// ``ImageServiceConfiguration/sanitizeSVG`` is off (the sanitiser reads the whole source:
+    /// off the connection's event loop).
+    private func passThroughBody(_ source: SourceImage) async -> ByteBuffer {
         guard source.format == .svg, configuration.sanitizeSVG else { return ByteBuffer(bytes: source.data) }
-        return ByteBuffer(bytes: SVGSanitizer.sanitize(Array(source.data)))
+        return await offLoop { ByteBuffer(bytes: SVGSanitizer.sanitize(Array(source.data))) }
     }
 }

@@ -99,7 +99,7 @@ public final class ImageService: Sendable {
     /// then stops the source downloader.
     public func shutdown() async {
         await resultStore?.flush()
-        try? await sources.downloader.shutdown()
+        await sources.shutdown()
     }
 
     /// Requests holding an admission place now (running or waiting to run; SPEC V-8).
