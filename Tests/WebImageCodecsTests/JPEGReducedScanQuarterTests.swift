@@ -61,24 +61,7 @@ extension JPEGReducedScanTests {
     ])
     func ownDecoderQuarterOddSizes(width: Int, height: Int) throws {
         let input = ProgressiveJPEGFixtures.ppm(width: width, height: height)
-        var files: [(String, Data)] = []
-        for sampling in ["2x2", "1x1"] {
-            files.append(("\(sampling)", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-sample", sampling], input: input)))
-            files.append((
-                "\(sampling) mozjpeg-style restart 1B",
-                try ProgressiveJPEGFixtures.cjpeg(
-                    ["-quality", "95", "-sample", sampling, "-restart", "1B"], scans: ProgressiveJPEGFixtures.colorScripts["mozjpeg-style"],
-                    input: input)
-            ))
-            files.append((
-                "\(sampling) deep-dc-refinement",
-                try ProgressiveJPEGFixtures.cjpeg(
-                    ["-quality", "75", "-sample", sampling], scans: ProgressiveJPEGFixtures.colorScripts["deep-dc-refinement"], input: input)
-            ))
-        }
-        files.append(("grey", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-grayscale", "-restart", "1"], input: input)))
-        files.append(("RGB", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-rgb"], input: input)))
-        files.append(("RGB 4:2:0", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-rgb", "-sample", "2x2,1x1,1x1"], input: input)))
+        var files = try ProgressiveJPEGFixtures.oddSizeFiles(input, samplings: ["2x2", "1x1"])
         files.append(("q100", try ProgressiveJPEGFixtures.cjpeg(["-quality", "100", "-progressive"], input: input)))
         for (name, data) in files {
             let reference = try #require(ProgressiveJPEGFixtures.turboJPEG(data, denominator: 4), "\(width)×\(height) \(name)")

@@ -55,24 +55,7 @@ struct JPEGReducedScanTests {
     ])
     func ownDecoderOddSizes(width: Int, height: Int) throws {
         let input = ProgressiveJPEGFixtures.ppm(width: width, height: height)
-        var files: [(String, Data)] = []
-        for sampling in ["2x2", "2x1", "1x1", "1x2"] {
-            files.append(("\(sampling)", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-sample", sampling], input: input)))
-            files.append((
-                "\(sampling) mozjpeg-style restart 1B",
-                try ProgressiveJPEGFixtures.cjpeg(
-                    ["-quality", "95", "-sample", sampling, "-restart", "1B"], scans: ProgressiveJPEGFixtures.colorScripts["mozjpeg-style"],
-                    input: input)
-            ))
-            files.append((
-                "\(sampling) deep-dc-refinement",
-                try ProgressiveJPEGFixtures.cjpeg(
-                    ["-quality", "75", "-sample", sampling], scans: ProgressiveJPEGFixtures.colorScripts["deep-dc-refinement"], input: input)
-            ))
-        }
-        files.append(("grey", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-grayscale", "-restart", "1"], input: input)))
-        files.append(("RGB", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-rgb"], input: input)))
-        files.append(("RGB 4:2:0", try ProgressiveJPEGFixtures.cjpeg(["-quality", "90", "-progressive", "-rgb", "-sample", "2x2,1x1,1x1"], input: input)))
+        let files = try ProgressiveJPEGFixtures.oddSizeFiles(input, samplings: ["2x2", "2x1", "1x1", "1x2"])
         for (name, data) in files {
             let reference = try #require(ProgressiveJPEGFixtures.turboJPEGEighth(data), "\(width)×\(height) \(name)")
             let own = ProgressiveJPEGFixtures.ownEighth(data)

@@ -11,6 +11,28 @@ import WebImageTesting
 /// from Debian's libjpeg-turbo-progs, which `make setup` installs), and TurboJPEG's reduced decode
 /// as the reference.
 enum ProgressiveJPEGFixtures {
+    /// The odd-size cases both scales check, made from `input` by cjpeg: per sampling, the
+    /// default progressive script, a mozjpeg-style script with restart markers and deep DC
+    /// refinement; then grey with restarts, RGB and RGB 4:2:0. Names for the failure messages.
+    static func oddSizeFiles(_ input: Data, samplings: [String]) throws -> [(String, Data)] {
+        var files: [(String, Data)] = []
+        for sampling in samplings {
+            files.append(("\(sampling)", try cjpeg(["-quality", "90", "-progressive", "-sample", sampling], input: input)))
+            files.append((
+                "\(sampling) mozjpeg-style restart 1B",
+                try cjpeg(["-quality", "95", "-sample", sampling, "-restart", "1B"], scans: colorScripts["mozjpeg-style"], input: input)
+            ))
+            files.append((
+                "\(sampling) deep-dc-refinement",
+                try cjpeg(["-quality", "75", "-sample", sampling], scans: colorScripts["deep-dc-refinement"], input: input)
+            ))
+        }
+        files.append(("grey", try cjpeg(["-quality", "90", "-progressive", "-grayscale", "-restart", "1"], input: input)))
+        files.append(("RGB", try cjpeg(["-quality", "90", "-progressive", "-rgb"], input: input)))
+        files.append(("RGB 4:2:0", try cjpeg(["-quality", "90", "-progressive", "-rgb", "-sample", "2x2,1x1,1x1"], input: input)))
+        return files
+    }
+
     /// A 517×389 picture (no side a multiple of 8 or 16) with detail at every frequency:
     /// gradients, a sharp-edged disc, fine stripes and seeded noise, as a binary PPM.
     static let ppm: Data = ppm(width: 517, height: 389)
